@@ -1,0 +1,28 @@
+# Two commands on a fresh machine with Python >= 3.11 and make:
+#   make run    install into .venv, then run the main job on the embedded defaults
+#   make test   install into .venv, then run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedbench needs Python >= 3.11, found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/schedbench table instances/examples/*.json
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/dp_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

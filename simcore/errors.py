@@ -1,0 +1,61 @@
+"""One root error type for schedbench, with subclasses that also inherit the matching builtin.
+
+Callers may catch ``SchedbenchError`` for everything the project raises on purpose, or
+the builtin (``ValueError``, ``LookupError``) when they only care about the kind.
+"""
+
+from __future__ import annotations
+
+
+class SchedbenchError(Exception):
+    """Root of every error schedbench raises on purpose."""
+
+
+class ProblemError(SchedbenchError, ValueError):
+    """A decision problem (or its JSON form) is malformed.
+
+    ``where`` names the field or key path (``demands[3][1]``); ``source`` the file, if any.
+    """
+
+    def __init__(self, where: str, expected: str, got: object = None, *, source: str | None = None):
+        self.where = where
+        self.expected = expected
+        self.got = got
+        self.source = source
+        prefix = f"{source}: " if source else ""
+        got_text = "" if got is None else f", got {_short(got)}"
+        super().__init__(f"{prefix}{where}: expected {expected}{got_text}")
+
+    def with_source(self, source: str) -> ProblemError:
+        return ProblemError(self.where, self.expected, self.got, source=source)
+
+
+class UnknownSolverError(SchedbenchError, LookupError):
+    """A solver name that no installed package registers."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(
+            f"unknown solver {name!r}; known solvers: {', '.join(known) if known else '(none)'}"
+        )
+
+    def __str__(self) -> str:  # LookupError would quote the message
+        return self.args[0]
+
+
+class SolverParameterError(SchedbenchError, ValueError):
+    """A solver parameter that does not exist or has a wrong value."""
+
+
+class InvalidDecisionError(SchedbenchError, ValueError):
+    """A solver returned a selection that breaks the problem's constraints."""
+
+
+class BudgetError(SchedbenchError, ValueError):
+    """A decision budget outside the allowed range."""
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

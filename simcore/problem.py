@@ -1,0 +1,470 @@
+"""The decision-problem contract: what a scheduling pass asks, what a solver answers, and how long
+it may take.
+
+``SelectionProblem`` is BBSched's window selection (§3.2.1): ``w`` jobs at the front of the
+priority-ordered queue, ``K`` resources with the free ``capacities``, each job's ``demands``, and
+``M`` objectives to maximise. With ``M = 1`` it is a (multi-dimensional) 0-1 knapsack, which also
+covers Cerberus' stage-in/run/stage-out problems and OR-Library instances; with ``M >= 2`` the answer
+is a Pareto set. When no objectives are given, each resource's demand is an objective, as in
+BBSched (f1 = nodes used, f2 = burst buffer used).
+
+Index order is window order: job 0 is the head of the queue. Solvers and the decision maker break
+ties in favour of jobs nearer the head (BBSched §3.2.4).
+
+Feasibility uses a relative tolerance of 1e-9 on each capacity so that fractional demands whose
+float sum lands a hair above an exactly-full capacity are not rejected; integer problems are exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from simcore.errors import BudgetError, InvalidDecisionError, ProblemError
+
+#: Relative slack on capacities when checking feasibility (see module docstring).
+FEASIBILITY_RTOL = 1e-9
+
+#: Largest decision budget a production scheduler tolerates (BBSched §1: 15–30 s).
+MAX_DEADLINE_S = 30.0
+DEFAULT_DEADLINE_S = 15.0
+
+
+def capacity_slack(capacities: np.ndarray) -> np.ndarray:
+    """Absolute slack allowed above each capacity (``FEASIBILITY_RTOL`` relative, at least 1e-9)."""
+    return FEASIBILITY_RTOL * np.maximum(1.0, np.abs(capacities))
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
+
+def _as_matrix(value: Any, where: str, expected: str) -> np.ndarray:
+    """Convert nested lists to a float64 array, naming ``where`` when it cannot."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ProblemError(where, expected, value)
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        # Ragged rows or non-numbers: find the first offending row for the message.
+        if isinstance(value, Sequence):
+            for i, row in enumerate(value):
+                try:
+                    np.array(row, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ProblemError(f"{where}[{i}]", "numbers only", row) from None
+        raise ProblemError(where, expected, value) from None
+    return array
+
+
+def _check_finite_nonneg(array: np.ndarray, where: str, *, allow_negative: bool = False) -> None:
+    bad = ~np.isfinite(array) if allow_negative else ~(np.isfinite(array) & (array >= 0))
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        what = "a finite number" if allow_negative else "a finite non-negative number"
+        path = where + "".join(f"[{i}]" for i in index)
+        raise ProblemError(path, what, array[index].item())
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SelectionProblem:
+    """Choose a subset of the window's jobs that fits the free capacities (BBSched §3.2.1).
+
+    Arguments are converted to read-only float64 numpy arrays and validated; any problem raises
+    ``ProblemError`` naming the field. ``objective_scales`` are the normalisers that turn an
+    objective into a utilisation (the machine's total of that resource in BBSched); they default
+    to the capacities when the objectives are the demands, else to the sum of each objective's
+    positive values over the window (the most it could reach with unlimited capacity).
+    """
+
+    capacities: np.ndarray
+    demands: np.ndarray
+    objectives: np.ndarray | None = None
+    must_include: tuple[int, ...] = ()
+    resources: tuple[str, ...] = ()
+    objective_names: tuple[str, ...] = ()
+    objective_scales: np.ndarray | None = None
+    #: For each objective, the resource whose demand it equals, or -1 (derived, not an argument).
+    objective_resource: tuple[int, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        capacities = _as_matrix(self.capacities, "capacities", "a list of K numbers")
+        if capacities.ndim != 1 or capacities.size == 0:
+            raise ProblemError(
+                "capacities", "a non-empty list of numbers, one per resource", self.capacities
+            )
+        _check_finite_nonneg(capacities, "capacities")
+        k = capacities.size
+
+        demands = _as_matrix(self.demands, "demands", f"a list of jobs, each a list of {k} numbers")
+        if demands.size == 0:
+            demands = demands.reshape(0, k)
+        if demands.ndim != 2:
+            raise ProblemError("demands", f"a list of jobs, each a list of {k} numbers", self.demands)
+        if demands.shape[1] != k:
+            raise ProblemError(
+                "demands[0]", f"{k} numbers (one per resource, as in capacities)",
+                f"{demands.shape[1]} numbers",
+            )
+        _check_finite_nonneg(demands, "demands")
+        w = demands.shape[0]
+
+        defaulted = self.objectives is None
+        if defaulted:
+            objectives = demands.T.copy()
+        else:
+            objectives = _as_matrix(
+                self.objectives, "objectives", f"a list of objectives, each a list of {w} numbers"
+            )
+            if objectives.ndim == 1 and w == 0 and objectives.size == 0:
+                objectives = objectives.reshape(1, 0)
+            if objectives.ndim != 2 or objectives.shape[0] == 0:
+                raise ProblemError(
+                    "objectives", f"a non-empty list of objectives, each a list of {w} numbers",
+                    self.objectives,
+                )
+            if objectives.shape[1] != w:
+                raise ProblemError(
+                    "objectives[0]", f"{w} numbers (one per job in demands)",
+                    f"{objectives.shape[1]} numbers",
+                )
+            _check_finite_nonneg(objectives, "objectives", allow_negative=True)
+        m = objectives.shape[0]
+
+        must = self._check_must_include(self.must_include, w)
+        resources = self._check_names(self.resources, k, "resources", "r")
+        default_names = resources if defaulted else tuple(f"f{i}" for i in range(m))
+        objective_names = self._check_names(self.objective_names, m, "objective_names", "")
+        objective_names = objective_names or default_names
+
+        objective_resource = tuple(
+            next(
+                (r for r in range(k) if np.array_equal(objectives[i], demands[:, r])),
+                -1,
+            )
+            for i in range(m)
+        )
+
+        if self.objective_scales is None:
+            scales = np.array(
+                [
+                    capacities[r] if r >= 0 and capacities[r] > 0
+                    else float(np.clip(objectives[i], 0, None).sum())
+                    for i, r in enumerate(objective_resource)
+                ],
+                dtype=np.float64,
+            )
+            scales[scales <= 0] = 1.0
+        else:
+            scales = _as_matrix(self.objective_scales, "objective_scales", f"{m} positive numbers")
+            if scales.shape != (m,):
+                raise ProblemError("objective_scales", f"{m} numbers (one per objective)", scales.tolist())
+            if not (np.isfinite(scales) & (scales > 0)).all():
+                raise ProblemError("objective_scales", "finite positive numbers", scales.tolist())
+
+        set_ = object.__setattr__
+        set_(self, "capacities", _readonly(capacities))
+        set_(self, "demands", _readonly(np.ascontiguousarray(demands)))
+        set_(self, "objectives", _readonly(np.ascontiguousarray(objectives)))
+        set_(self, "must_include", must)
+        set_(self, "resources", resources)
+        set_(self, "objective_names", objective_names)
+        set_(self, "objective_scales", _readonly(scales))
+        set_(self, "objective_resource", objective_resource)
+
+    @staticmethod
+    def _check_must_include(value: Iterable[int], w: int) -> tuple[int, ...]:
+        try:
+            items = list(value)
+        except TypeError:
+            raise ProblemError("must_include", "a list of job indices", value) from None
+        out = set()
+        for i, item in enumerate(items):
+            if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
+                raise ProblemError(f"must_include[{i}]", "an integer job index", item)
+            if not 0 <= int(item) < w:
+                raise ProblemError(f"must_include[{i}]", f"a job index in 0..{w - 1}", item)
+            out.add(int(item))
+        return tuple(sorted(out))
+
+    @staticmethod
+    def _check_names(value: Iterable[str], n: int, where: str, prefix: str) -> tuple[str, ...]:
+        names = tuple(value)
+        if not names:
+            return tuple(f"{prefix}{i}" for i in range(n)) if prefix else ()
+        if len(names) != n or not all(isinstance(x, str) and x for x in names):
+            raise ProblemError(where, f"{n} non-empty names", list(names))
+        return names
+
+    # -- shape -----------------------------------------------------------------------------
+    @property
+    def w(self) -> int:
+        """Window size: the number of candidate jobs."""
+        return int(self.demands.shape[0])
+
+    @property
+    def K(self) -> int:  # noqa: N802 - the papers' symbol
+        """Number of resources."""
+        return int(self.capacities.size)
+
+    @property
+    def M(self) -> int:  # noqa: N802 - the papers' symbol
+        """Number of objectives."""
+        return int(self.objectives.shape[0])
+
+    @property
+    def objectives_are_demands(self) -> bool:
+        """True when objective i is the demand of a distinct resource for every i (BBSched)."""
+        r = self.objective_resource
+        return all(x >= 0 for x in r) and len(set(r)) == len(r)
+
+    @property
+    def is_integral(self) -> bool:
+        """True when every capacity and demand is a whole number (exact integer DP applies)."""
+        return bool(
+            np.all(np.mod(self.capacities, 1) == 0) and np.all(np.mod(self.demands, 1) == 0)
+        )
+
+    # -- evaluating selections ---------------------------------------------------------------
+    def usage(self, selected: Sequence[int]) -> np.ndarray:
+        """Resource usage of a selection, shape (K,)."""
+        idx = np.asarray(selected, dtype=np.int64)
+        return self.demands[idx].sum(axis=0) if idx.size else np.zeros(self.K)
+
+    def evaluate(self, selected: Sequence[int]) -> tuple[float, ...]:
+        """Objective vector of a selection, shape (M,)."""
+        idx = np.asarray(selected, dtype=np.int64)
+        values = self.objectives[:, idx].sum(axis=1) if idx.size else np.zeros(self.M)
+        return tuple(float(v) for v in values)
+
+    def fits(self, usage: np.ndarray) -> bool:
+        return bool(np.all(usage <= self.capacities + capacity_slack(self.capacities)))
+
+    def is_feasible(self, selected: Sequence[int]) -> bool:
+        try:
+            self.check_selection(selected)
+        except InvalidDecisionError:
+            return False
+        return True
+
+    def check_selection(self, selected: Sequence[int]) -> None:
+        """Raise ``InvalidDecisionError`` saying what is wrong with a selection, if anything."""
+        seen: set[int] = set()
+        for i in selected:
+            if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+                raise InvalidDecisionError(f"selection holds {i!r}, not a job index")
+            if not 0 <= int(i) < self.w:
+                raise InvalidDecisionError(f"job index {i} outside the window 0..{self.w - 1}")
+            if int(i) in seen:
+                raise InvalidDecisionError(f"job {i} selected twice")
+            seen.add(int(i))
+        missing = [j for j in self.must_include if j not in seen]
+        if missing:
+            raise InvalidDecisionError(f"must_include jobs {missing} not selected")
+        used = self.usage(sorted(seen))
+        over = used > self.capacities + capacity_slack(self.capacities)
+        if over.any():
+            r = int(np.argmax(over))
+            raise InvalidDecisionError(
+                f"resource {self.resources[r]!r} over capacity: {used[r]:g} > {self.capacities[r]:g}"
+            )
+
+    # -- JSON (PROBLEM.json, DESIGN.md "The command line") -------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": "selection",
+            "resources": list(self.resources),
+            "capacities": _plain(self.capacities),
+            "demands": _plain(self.demands),
+            "objectives": _plain(self.objectives),
+            "objective_names": list(self.objective_names),
+            "objective_scales": _plain(self.objective_scales),
+        }
+        if self.must_include:
+            data["must_include"] = list(self.must_include)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str | None = None) -> SelectionProblem:
+        """Build a problem from PROBLEM.json's content; errors name ``source`` and the key."""
+        try:
+            if not isinstance(data, Mapping):
+                raise ProblemError("(top level)", "a JSON object", type(data).__name__)
+            known = {
+                "kind", "capacities", "demands", "objectives", "must_include", "resources",
+                "objective_names", "objective_scales", "name", "meta",
+            }
+            unknown = sorted(set(data) - known)
+            if unknown:
+                raise ProblemError(
+                    f"key {unknown[0]!r}", f"one of {', '.join(sorted(known))}", None
+                )
+            kind = data.get("kind", "selection")
+            if kind != "selection":
+                raise ProblemError("kind", '"selection"', kind)
+            for key in ("capacities", "demands"):
+                if key not in data:
+                    raise ProblemError(key, "a required key", None)
+            return cls(
+                capacities=data["capacities"],
+                demands=data["demands"],
+                objectives=data.get("objectives"),
+                must_include=data.get("must_include", ()),
+                resources=tuple(data.get("resources", ())),
+                objective_names=tuple(data.get("objective_names", ())),
+                objective_scales=data.get("objective_scales"),
+            )
+        except ProblemError as exc:
+            raise (exc.with_source(source) if source else exc) from None
+
+    def fingerprint(self) -> str:
+        """Stable content hash (for caching exact references by instance)."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _plain(array: np.ndarray) -> Any:
+    """Numbers as JSON: whole floats become ints so integer problems round-trip unchanged."""
+    if array.ndim == 0:
+        return _num(float(array))
+    return [_plain(x) for x in array]
+
+
+def _num(x: float) -> int | float:
+    return int(x) if math.isfinite(x) and x == int(x) and abs(x) < 2**53 else x
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How long a solver may take for one decision, and the seed for anything random.
+
+    The deadline defaults to 15 s and may be set up to 30 s (the response time production HPC
+    schedulers require, BBSched §1). Solvers must return their best answer by then.
+    """
+
+    deadline_s: float = DEFAULT_DEADLINE_S
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        d = self.deadline_s
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d):
+            raise BudgetError(f"budget deadline_s: expected a number of seconds, got {d!r}")
+        if not 0 < d <= MAX_DEADLINE_S:
+            raise BudgetError(
+                f"budget deadline_s: expected more than 0 and at most {MAX_DEADLINE_S:g} s, got {d!r}"
+            )
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
+            raise BudgetError(f"budget seed: expected an integer, got {self.seed!r}")
+        object.__setattr__(self, "deadline_s", float(d))
+        object.__setattr__(self, "seed", int(self.seed))
+
+
+class Status(StrEnum):
+    """How a solver's answer stands."""
+
+    OPTIMAL = "optimal"  #: proven optimal (M = 1) or the exact Pareto front (M >= 2)
+    FEASIBLE = "feasible"  #: a feasible answer without proof (heuristics, coarse units)
+    TIMEOUT = "timeout"  #: the deadline came first; the best answer found by then
+    INFEASIBLE = "infeasible"  #: no selection satisfies the constraints (must_include too big)
+    ERROR = "error"  #: the solver failed; ``notes`` say why
+
+
+@dataclass(frozen=True, slots=True)
+class ParetoPoint:
+    """One non-dominated selection and its objective vector."""
+
+    selected: tuple[int, ...]
+    objectives: tuple[float, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"selected": list(self.selected), "objectives": [_num(x) for x in self.objectives]}
+
+
+@dataclass(frozen=True, slots=True)
+class TracePoint:
+    """An anytime-trace entry: the incumbent's objectives at ``time_s`` after the solve began."""
+
+    time_s: float
+    objectives: tuple[float, ...]
+
+
+def _selection(value: Iterable[int], where: str) -> tuple[int, ...]:
+    items = [int(i) for i in value]
+    if len(set(items)) != len(items) or any(i < 0 for i in items):
+        raise InvalidDecisionError(f"{where}: expected distinct non-negative job indices, got {items}")
+    return tuple(sorted(items))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A solver's answer to one decision problem.
+
+    ``selected`` is the selection to apply (for ``M >= 2`` the decision maker's pick from
+    ``pareto``); ``objectives`` its objective vector. ``pareto`` is the Pareto set (``M >= 2``),
+    sorted by objective vector, best first lexicographically. ``trace`` is the anytime trace,
+    ``stats`` solver statistics (numbers or strings), ``notes`` anything a reader must know (for
+    example that coarse units were used). ``latency_s`` is wall time measured around
+    ``solve()`` by the caller (``simcore.solver.timed_solve``).
+    """
+
+    status: Status
+    selected: tuple[int, ...] = ()
+    objectives: tuple[float, ...] = ()
+    pareto: tuple[ParetoPoint, ...] = ()
+    trace: tuple[TracePoint, ...] = ()
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    solver: str = ""
+    latency_s: float = math.nan
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "status", Status(self.status))
+        set_(self, "selected", _selection(self.selected, "selected"))
+        set_(self, "objectives", tuple(float(x) for x in self.objectives))
+        points = []
+        for p in self.pareto:
+            if not isinstance(p, ParetoPoint):
+                p = ParetoPoint(tuple(p[0]), tuple(p[1]))
+            points.append(
+                ParetoPoint(_selection(p.selected, "pareto selected"), tuple(float(x) for x in p.objectives))
+            )
+        points.sort(key=lambda p: tuple(-x for x in p.objectives) + p.selected)
+        set_(self, "pareto", tuple(points))
+        set_(self, "trace", tuple(self.trace))
+        set_(self, "stats", MappingProxyType(dict(self.stats)))
+        set_(self, "notes", tuple(self.notes))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form printed by ``schedbench solve`` (DESIGN.md contract, plus extras)."""
+        return {
+            "status": self.status.value,
+            "selected": list(self.selected),
+            "objectives": [_num(x) for x in self.objectives],
+            "pareto": [p.to_dict() for p in self.pareto],
+            "latency_s": None if math.isnan(self.latency_s) else self.latency_s,
+            "solver": self.solver,
+            "notes": list(self.notes),
+            "stats": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.stats.items()},
+            "trace": [
+                {"time_s": t.time_s, "objectives": [_num(x) for x in t.objectives]} for t in self.trace
+            ],
+        }
+
+    def same_answer(self, other: Decision) -> bool:
+        """True when two decisions choose the same things (ignores latency, stats and trace)."""
+        return (
+            self.status == other.status
+            and self.selected == other.selected
+            and self.objectives == other.objectives
+            and self.pareto == other.pareto
+        )

@@ -1,0 +1,56 @@
+"""The solver protocol, as the simulation core sees it.
+
+A solver is any object with
+
+* ``name: str`` — its registry name, and ``id: str`` — name plus non-default parameters,
+  e.g. ``dp[unit_nodes=512]`` (deterministic; recorded with every result);
+* ``supports(problem) -> (bool, reason)`` — capabilities as data: whether it can answer this
+  problem, and if not, why (a reason a person can act on);
+* ``solve(problem, budget) -> Decision`` — the answer, by ``budget.deadline_s`` seconds.
+
+Optionally ``warm_up()``, called once before any timed call (JIT compilation, licence checks,
+imports). What is timed is exactly ``solve()``: ``timed_solve`` measures wall time around it and
+writes it into the decision's ``latency_s``; ``warm_up`` is never timed.
+
+simcore imports nothing from ``solvers/``; concrete solvers live there and register through the
+entry-point group ``schedbench.solvers`` (see ``solvers.registry``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Protocol, runtime_checkable
+
+from simcore.problem import Budget, Decision, SelectionProblem
+
+
+@runtime_checkable
+class Solver(Protocol):
+    name: str
+
+    @property
+    def id(self) -> str: ...
+
+    def supports(self, problem: SelectionProblem) -> tuple[bool, str]: ...
+
+    def solve(self, problem: SelectionProblem, budget: Budget) -> Decision: ...
+
+
+def warm_up(solver: object) -> None:
+    """Run the solver's optional, untimed ``warm_up()``."""
+    hook = getattr(solver, "warm_up", None)
+    if callable(hook):
+        hook()
+
+
+def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> Decision:
+    """Call ``solver.solve`` and record the wall latency around it (DESIGN.md "Budget and time")."""
+    start = time.perf_counter()
+    decision = solver.solve(problem, budget)
+    latency = time.perf_counter() - start
+    if not isinstance(decision, Decision):
+        raise TypeError(
+            f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a Decision"
+        )
+    return dataclasses.replace(decision, latency_s=latency, solver=decision.solver or solver.id)

@@ -1,0 +1,216 @@
+"""``BaseSolver``: the template every built-in solver (and any plug-in that wants it) builds on.
+
+A subclass is a frozen, keyword-only dataclass: its fields *are* its parameters, so they can be
+listed (``schedbench solvers``), validated (``__post_init__``), set from the command line
+(``--set k=v``) and recorded in a deterministic id such as ``dp[unit_nodes=512]``. A subclass
+writes only ``_solve`` (template method); the public ``solve`` does the rest, the same way for
+every solver:
+
+1. declines a problem ``supports()`` rejects with status ``error`` and the reason;
+2. takes the ``must_include`` jobs out (their demands leave the capacities; if they alone do not
+   fit, the answer is ``infeasible``) so that ``_solve`` sees a plain problem;
+3. maps the answer back to window indices, re-evaluates every selection in the original problem
+   and checks it (a solver bug raises ``InvalidDecisionError``, never a silent bad answer);
+4. for ``M >= 2`` keeps the non-dominated selections and asks the decision maker
+   (``simcore.decision_maker``) for the one to apply.
+
+What is timed is ``solve`` as a whole (``simcore.solver.timed_solve``); ``warm_up`` is not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from simcore.decision_maker import bbsched_decision_maker, window_order_key
+from simcore.errors import SolverParameterError
+from simcore.pareto import nondominated_mask
+from simcore.problem import (
+    Budget,
+    Decision,
+    ParetoPoint,
+    SelectionProblem,
+    Status,
+    TracePoint,
+    capacity_slack,
+)
+
+
+class Clock:
+    """Wall clock of one solve: time since start and time left before the deadline."""
+
+    __slots__ = ("deadline", "start")
+
+    def __init__(self, budget: Budget):
+        self.start = time.perf_counter()
+        self.deadline = self.start + budget.deadline_s
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def remaining(self) -> float:
+        return self.deadline - time.perf_counter()
+
+    def expired(self) -> bool:
+        return time.perf_counter() >= self.deadline
+
+
+@dataclass(slots=True)
+class Answer:
+    """What ``_solve`` returns, in the indices of the problem it was given.
+
+    ``selections``: for ``M = 1`` the best selection found (more than one is allowed; the best is
+    kept); for ``M >= 2`` candidate selections whose non-dominated subset is the Pareto set.
+    ``trace`` holds (seconds since start, objectives) of successive incumbents.
+    """
+
+    status: Status
+    selections: list[Sequence[int]] = field(default_factory=list)
+    trace: list[tuple[float, Sequence[float]]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def param(default: Any, help: str) -> Any:  # noqa: A002 - mirrors argparse's name
+    """Declare a solver parameter: a dataclass field with a help text."""
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BaseSolver:
+    """Base class for solvers; see the module docstring for the contract."""
+
+    name: ClassVar[str] = ""
+    #: One line for ``schedbench solvers``: what it does and what it supports.
+    summary: ClassVar[str] = ""
+    #: The decision maker used when ``M >= 2`` (replaceable in a subclass).
+    decision_maker: ClassVar[Callable[..., ParetoPoint | None]] = staticmethod(bbsched_decision_maker)
+
+    # -- parameters --------------------------------------------------------------------------
+    @classmethod
+    def parameters(cls) -> list[tuple[str, type, Any, str]]:
+        """(name, type, default, help) of every parameter."""
+        hints = typing.get_type_hints(cls)
+        return [
+            (f.name, hints[f.name], f.default, f.metadata.get("help", ""))
+            for f in dataclasses.fields(cls)
+        ]
+
+    def params(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @property
+    def id(self) -> str:
+        """Registry name plus every parameter that differs from its default, sorted by name."""
+        changed = [
+            f"{f.name}={_format_value(getattr(self, f.name))}"
+            for f in sorted(dataclasses.fields(self), key=lambda f: f.name)
+            if getattr(self, f.name) != f.default
+        ]
+        return f"{self.name}[{','.join(changed)}]" if changed else self.name
+
+    def _require(self, ok: bool, param_name: str, expected: str) -> None:
+        """Raise ``SolverParameterError`` naming this solver and the parameter unless ``ok``."""
+        if not ok:
+            raise SolverParameterError(
+                f"solver {self.name!r} parameter {param_name!r}: expected {expected}, "
+                f"got {getattr(self, param_name)!r}"
+            )
+
+    # -- protocol ------------------------------------------------------------------------------
+    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+        return True, ""
+
+    def warm_up(self) -> None:
+        """Untimed preparation (e.g. JIT compilation). Default: nothing."""
+
+    def solve(self, problem: SelectionProblem, budget: Budget) -> Decision:
+        clock = Clock(budget)
+        ok, reason = self.supports(problem)
+        if not ok:
+            return Decision(Status.ERROR, notes=(f"not supported: {reason}",), solver=self.id)
+
+        forced = problem.must_include
+        sub, free = problem, np.arange(problem.w)
+        if forced:
+            forced_usage = problem.usage(forced)
+            if not problem.fits(forced_usage):
+                return Decision(
+                    Status.INFEASIBLE,
+                    notes=("the must_include jobs alone exceed the capacities",),
+                    solver=self.id,
+                )
+            free = np.setdiff1d(np.arange(problem.w), np.asarray(forced))
+            sub = SelectionProblem(
+                capacities=np.maximum(problem.capacities - forced_usage, 0.0),
+                demands=problem.demands[free],
+                objectives=problem.objectives[:, free],
+                resources=problem.resources,
+                objective_names=problem.objective_names,
+                objective_scales=problem.objective_scales,
+            )
+        answer = self._solve(sub, budget, clock)
+        return self._finish(problem, answer, free, forced)
+
+    def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
+        raise NotImplementedError(f"{type(self).__name__} must implement _solve")
+
+    # -- assembling the decision -----------------------------------------------------------------
+    def _finish(
+        self,
+        problem: SelectionProblem,
+        answer: Answer,
+        free: np.ndarray,
+        forced: tuple[int, ...],
+    ) -> Decision:
+        selections = [
+            tuple(sorted([int(free[i]) for i in sel] + list(forced))) for sel in answer.selections
+        ]
+        if not selections and answer.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIMEOUT):
+            selections = [tuple(forced)]
+        for sel in selections:
+            problem.check_selection(sel)
+        offset = np.asarray(problem.evaluate(forced)) if forced else np.zeros(problem.M)
+        trace = tuple(
+            TracePoint(float(t), tuple(float(x) for x in np.asarray(obj) + offset))
+            for t, obj in answer.trace
+        )
+        common = dict(trace=trace, stats=answer.stats, notes=tuple(answer.notes), solver=self.id)
+        if not selections:
+            return Decision(answer.status, **common)
+
+        # One representative per objective vector: the one holding earlier jobs.
+        selections = sorted(set(selections), key=lambda s: window_order_key(s, problem.w))
+        values = np.array([problem.evaluate(s) for s in selections])
+        if problem.M == 1:
+            best = int(np.argmax(values[:, 0]))  # first maximum = earliest in window order
+            return Decision(
+                answer.status, selected=selections[best], objectives=tuple(values[best]), **common
+            )
+        keep = np.flatnonzero(nondominated_mask(values))
+        pareto = [ParetoPoint(selections[i], tuple(values[i])) for i in keep]
+        chosen = type(self).decision_maker(problem, pareto)
+        return Decision(
+            answer.status,
+            selected=chosen.selected,
+            objectives=chosen.objectives,
+            pareto=tuple(pareto),
+            **common,
+        )
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def fits_mask(problem: SelectionProblem, usage: np.ndarray) -> np.ndarray:
+    """Row-wise feasibility of usage vectors (n × K) against the capacities, with the slack."""
+    return np.all(usage <= problem.capacities + capacity_slack(problem.capacities), axis=-1)

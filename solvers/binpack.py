@@ -1,0 +1,44 @@
+"""``binpack``: greedy bin packing by alignment score (BBSched §4.3 "Bin_Packing", after Tetris,
+Grandl et al. 2014).
+
+Repeatedly pick, among the jobs that still fit, the one with the highest alignment score — the dot
+product of the job's demand vector and the remaining-capacity vector, both normalised by the
+capacities — until no job fits. Ties go to the job nearer the head of the window.
+
+A resource with zero capacity contributes nothing to the score (only jobs that do not need it can
+fit anyway).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from solvers.base import Answer, BaseSolver, Clock
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BinPackSolver(BaseSolver):
+    name = "binpack"
+    summary = "greedy alignment score (demand · remaining capacity, normalised); any K, any M"
+
+    def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
+        caps = problem.capacities
+        scale = np.where(caps > 0, caps, 1.0)
+        norm_demand = np.where(caps > 0, problem.demands / scale, 0.0)
+        remaining = caps + capacity_slack(caps)
+        open_ = np.ones(problem.w, dtype=bool)
+        chosen: list[int] = []
+        while True:
+            open_ &= np.all(problem.demands <= remaining, axis=1)
+            if not open_.any():
+                break
+            score = norm_demand @ (np.clip(remaining, 0, None) / scale)
+            score[~open_] = -np.inf
+            pick = int(np.argmax(score))  # first maximum: nearest the head of the window
+            chosen.append(pick)
+            open_[pick] = False
+            remaining = remaining - problem.demands[pick]
+        return Answer(Status.FEASIBLE, [sorted(chosen)])

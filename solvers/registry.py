@@ -1,0 +1,126 @@
+"""Find solvers by name through the entry-point group ``schedbench.solvers``.
+
+Built-ins register in this project's ``pyproject.toml`` exactly as a third-party package would::
+
+    [project.entry-points."schedbench.solvers"]
+    my-solver = "my_package.module:MySolver"
+
+Entry points are imported lazily, only when their name is asked for. ``make_solver`` builds a
+solver from its name and parameters (Python values, or strings from ``--set k=v`` that are
+converted to the parameter's declared type); unknown names and parameters raise errors that list
+what is known.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import typing
+from collections.abc import Mapping
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from simcore.errors import SolverParameterError, UnknownSolverError
+
+GROUP = "schedbench.solvers"
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)  # first installed distribution wins, deterministically
+    return found
+
+
+def known_solvers() -> list[str]:
+    """Registered solver names, sorted."""
+    return sorted(_entry_points())
+
+
+def solver_class(name: str) -> type:
+    """The class (or factory) registered under ``name``."""
+    eps = _entry_points()
+    if name not in eps:
+        raise UnknownSolverError(name, known_solvers())
+    return eps[name].load()
+
+
+def load_object(spec: str) -> Any:
+    """Import ``module:Attribute`` (for ``schedbench check-solver`` and suites)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise SolverParameterError(f"{spec!r}: expected module:Attribute, e.g. my_pkg.solver:MySolver")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SolverParameterError(f"{spec!r}: cannot import module {module_name!r}: {exc}") from exc
+    try:
+        obj = module
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from None
+    return obj
+
+
+def parameter_types(cls: type) -> dict[str, type]:
+    """Declared parameter types of a dataclass solver ({} for other classes)."""
+    if not dataclasses.is_dataclass(cls):
+        return {}
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints.get(f.name, str) for f in dataclasses.fields(cls)}
+
+
+def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
+    if not isinstance(value, str) or declared is str:
+        return value
+    text = value.strip()
+    try:
+        if declared is bool:
+            lowered = text.lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        if declared is int:
+            return int(text)
+        if declared is float:
+            return float(text)
+    except ValueError:
+        raise SolverParameterError(
+            f"solver {solver!r} parameter {name!r}: expected {declared.__name__}, got {value!r}"
+        ) from None
+    return value
+
+
+def make_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
+    """Build the solver registered as ``name`` with ``params``."""
+    cls = solver_class(name)
+    params = dict(params or {})
+    types = parameter_types(cls)
+    if types:
+        unknown = sorted(set(params) - set(types))
+        if unknown:
+            raise SolverParameterError(
+                f"solver {name!r} has no parameter {unknown[0]!r}; "
+                f"its parameters: {', '.join(types) if types else '(none)'}"
+            )
+        params = {k: _convert(k, name, types[k], v) for k, v in params.items()}
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise SolverParameterError(f"solver {name!r}: {exc}") from None
+
+
+def parse_assignments(items: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` from the command line to a dict, with a clear error for a bad item."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SolverParameterError(f"--set {item!r}: expected KEY=VALUE")
+        out[key.strip()] = value
+    return out
