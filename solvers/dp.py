@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from simcore.pareto import nondominated_mask
 from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
 from solvers.base import Answer, BaseSolver, Clock, param
 
@@ -149,6 +150,10 @@ def sparse_dp(
     remaining = np.concatenate([np.cumsum(gains[:, ::-1], axis=1)[:, ::-1], np.zeros((m, 1))], axis=1)
     cap_obj = np.array([limit[r] if r >= 0 else np.inf for r in obj_res]) if objective_is_usage else None
 
+    pair = _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
+    if pair is not None and k == 2 and pair.key_base is not None:
+        return _pair_dp(demands, limit, order, pair, clock, max_states)
+
     usage = np.zeros((1, k))
     values = np.zeros((1, m))
     memo: list[tuple[np.ndarray, np.ndarray]] = []  # per job: (parent index, taken?)
@@ -175,7 +180,10 @@ def sparse_dp(
 
         keep = _undominated(usage, values, objective_is_usage)
         usage, values, parent, taken = usage[keep], values[keep], parent[keep], taken[keep]
-        keep = _within_bound(values, remaining[:, pos + 1], cap_obj)
+        if pair is not None:
+            keep = pair.keep(pos + 1, values)
+        else:
+            keep = _within_bound(values, remaining[:, pos + 1], cap_obj)
         usage, values, parent, taken = usage[keep], values[keep], parent[keep], taken[keep]
         memo.append((parent, taken))
         peak = max(peak, usage.shape[0])
@@ -229,11 +237,12 @@ def _unique_rows(rows: np.ndarray) -> np.ndarray:
 
 
 def _within_bound(values: np.ndarray, still: np.ndarray, cap_obj: np.ndarray | None) -> np.ndarray:
-    """Indices of states whose optimistic completion is not weakly dominated by another state.
+    """Indices of states to keep: front states, and states whose optimistic completion
+    UB(s) = value(s) + what the remaining jobs could add (capped at capacity for demand
+    objectives) is not weakly dominated by a front state.
 
-    A state s is dropped iff some state value f (f != value(s)) has f >= UB(s), where
-    UB(s) = value(s) + what the remaining jobs could add, capped at capacity for demand
-    objectives. Maximal states are never dropped, so the final front is exact.
+    Exactness: front states are never dropped, and a dropped state's completions are all weakly
+    dominated by a front state that survives, so by induction every final front point survives.
     """
     n, m = values.shape
     upper = values + still
@@ -242,30 +251,276 @@ def _within_bound(values: np.ndarray, still: np.ndarray, cap_obj: np.ndarray | N
     if m == 1:
         best = values[:, 0].max()
         return np.flatnonzero((upper[:, 0] > best) | (values[:, 0] == best))
-    front = values[_front_indices(values)]
+    on_front = np.zeros(n, dtype=bool)
+    front_idx = _front_indices(values)
+    on_front[front_idx] = True
+    front = values[front_idx]
     if m == 2:
-        # front sorted by f0 ascending (so f1 descending). For each state, the front point with
-        # the smallest f0 >= UB0 has the largest f1 among those with f0 >= UB0.
+        # Front sorted by f0 ascending (so f1 descending): the point with the smallest
+        # f0 >= UB0 has the largest f1 among those with f0 >= UB0.
         front = front[np.argsort(front[:, 0], kind="stable")]
         j = np.searchsorted(front[:, 0], upper[:, 0], side="left")
+        valid = j < front.shape[0]
+        cand = front[np.minimum(j, front.shape[0] - 1), 1]
+        dominated = valid & (cand >= upper[:, 1])
+    else:
         dominated = np.zeros(n, dtype=bool)
-        for step in (0, 1):  # the first candidate may be the state itself; then try the next
-            jj = j + step
-            valid = jj < front.shape[0]
-            cand = front[np.minimum(jj, front.shape[0] - 1)]
-            hit = valid & (cand[:, 1] >= upper[:, 1]) & np.any(cand != values, axis=1)
-            dominated |= hit
-        return np.flatnonzero(~dominated)
-    dominated = np.zeros(n, dtype=bool)
-    for f in front:
-        dominated |= np.all(f >= upper, axis=1) & np.any(f != values, axis=1)
-    return np.flatnonzero(~dominated)
+        for f in front:
+            dominated |= np.all(f >= upper, axis=1)
+    return np.flatnonzero(on_front | ~dominated)
+
+
+class _PairBound:
+    """Completion bound for two objectives that are the demands of two resources (BBSched).
+
+    Along the *dense axis* (the resource with the smaller integral capacity, the nodes), two
+    tables per suffix of the processing order are built by 1-D DP over x = 0..cap:
+
+    * ``most[i][x]``  — the largest other-resource sum of a subset of jobs i.. with dense sum <= x;
+    * ``least[i][x]`` — the smallest other-resource sum of a subset with dense sum exactly x.
+
+    A state (n, b) is dropped when the front F = {(z_k, y_k)} (z ascending) covers every
+    completion: completions ending in (z_{k-1}, z_k] reach at most b + most(z_k − n) <= y_k, and
+    no completion ends beyond z_L within the capacities (b + least(x) > cap_b for every x in
+    (z_L − n, cap_n − n]). Front states are kept, which makes the pruning exact (see
+    ``_within_bound``).
+    """
+
+    MAX_DENSE = 200_000
+
+    def __init__(
+        self, axis: int, resource: int, dense: np.ndarray, other: np.ndarray, cap_n: int, cap_b: float
+    ):
+        self.axis = axis  # which objective is the dense one
+        self.axis_resource = resource  # and which resource that is
+        self.cap_n = cap_n
+        self.cap_b = cap_b
+        w = dense.size
+        exact = np.full((w + 1, cap_n + 1), -np.inf)
+        exact[w, 0] = 0.0
+        least = np.full((w + 1, cap_n + 1), np.inf)
+        least[w, 0] = 0.0
+        for i in range(w - 1, -1, -1):
+            g, h = exact[i + 1], least[i + 1]
+            n, b = int(dense[i]), other[i]
+            if n == 0:
+                exact[i] = g + b
+                least[i] = h
+                continue
+            exact[i] = g
+            least[i] = h
+            if n <= cap_n:
+                exact[i, n:] = np.maximum(g[n:], g[: cap_n + 1 - n] + b)
+                least[i, n:] = np.minimum(h[n:], h[: cap_n + 1 - n] + b)
+        self.exact = exact
+        self.most = np.maximum.accumulate(exact, axis=1)
+        self.least = least
+        # Integer state keys dense * base + other, when the other axis is integral too.
+        cap_o = np.floor(cap_b)
+        integral_other = bool(np.all(np.mod(other, 1) == 0))
+        fits = (cap_n + 1) * (cap_o + 1) < 2**62
+        self.key_base = int(cap_o) + 1 if integral_other and fits else None
+
+    @classmethod
+    def build(cls, demands: np.ndarray, limit: np.ndarray, obj_res: np.ndarray) -> _PairBound | None:
+        """The bound for jobs in processing order, or None when no resource suits a dense axis."""
+        r = [int(obj_res[0]), int(obj_res[1])]
+        options = []
+        for axis in (0, 1):
+            col = demands[:, r[axis]]
+            cap = np.floor(limit[r[axis]])
+            if np.all(np.mod(col, 1) == 0) and cap <= cls.MAX_DENSE:
+                options.append((cap, axis))
+        if not options:
+            return None
+        cap, axis = min(options)
+        return cls(
+            axis, r[axis], demands[:, r[axis]], demands[:, r[1 - axis]], int(cap),
+            float(limit[r[1 - axis]]),
+        )
+
+    def keep(self, suffix: int, values: np.ndarray) -> np.ndarray:
+        """Indices of states (rows of objective values) that survive the bound."""
+        front_idx = _front_indices(values)
+        on_front = np.zeros(values.shape[0], dtype=bool)
+        on_front[front_idx] = True
+        front = values[front_idx]
+        covered = self.covered(
+            suffix, values[:, self.axis], values[:, 1 - self.axis],
+            front[:, self.axis], front[:, 1 - self.axis],
+        )
+        return np.flatnonzero(on_front | ~covered)
+
+    def covered(
+        self, suffix: int, n: np.ndarray, b: np.ndarray, fz: np.ndarray, fy: np.ndarray
+    ) -> np.ndarray:
+        """True for states (dense usage n, other usage b) whose every completion is weakly
+        dominated by a point of the front (fz dense, fy other)."""
+        srt = np.argsort(fz, kind="stable")
+        z, y = fz[srt].astype(np.int64), fy[srt]
+        n = n.astype(np.int64)
+        most, least = self.most[suffix], self.least[suffix]
+        covered = np.ones(n.size, dtype=bool)
+        ranges = _RangeMax(self.exact[suffix])
+        previous = None
+        for zk, yk in zip(z, y):
+            # Completions ending in (previous, zk]: dense increments x in (previous - n, zk - n].
+            hi = zk - n
+            gain = most[np.clip(hi, 0, self.cap_n)]  # all of [0, hi]: a prefix maximum
+            if previous is not None:
+                lo = previous - n + 1
+                inner = lo > 0  # the range starts above 0: a window of fixed width zk - previous
+                if inner.any():
+                    gain = np.where(inner, ranges.query(np.clip(lo, 0, self.cap_n), int(zk - previous)), gain)
+            covered &= (hi < 0) | (b + gain <= yk)
+            previous = zk
+        # Nothing may end beyond the front's largest dense value z_L.
+        width = self.cap_n - int(z[-1])  # number of x in (z_L - n, cap_n - n]
+        if width > 0:
+            lo = np.clip(int(z[-1]) - n + 1, 0, self.cap_n)
+            covered &= _window_min(least, width)[lo] > self.cap_b - b
+        return covered
+
+
+def _pair_dp(
+    demands: np.ndarray, limit: np.ndarray, order: np.ndarray, pair: _PairBound,
+    clock: Clock, max_states: int, prune_from: int = 256,
+) -> _Result:
+    """``sparse_dp`` for two integral resources whose demands are the two objectives.
+
+    The same recursion, with each state held as one integer key ``dense * base + other`` kept
+    sorted: taking a job adds a constant to every key, so the merged layer is two sorted runs
+    (a stable sort merges them in linear time), duplicates are adjacent, and the front of the
+    states is one reverse running maximum. Greedy selections seed the front so that the bound
+    prunes from the first job on; they are returned with the states, and the caller keeps the
+    non-dominated ones (exactness as in ``_within_bound``).
+    """
+    w = demands.shape[0]
+    a = pair.axis_resource
+    o = 1 - a
+    base = pair.key_base
+    cap_a, cap_o = pair.cap_n, int(np.floor(pair.cap_b))
+    dense = demands[:, a].astype(np.int64)
+    other = demands[:, o].astype(np.int64)
+
+    seeds = _greedy_selections(demands[:, [a, o]], np.array([cap_a, cap_o], dtype=np.float64))
+    seed_pts = np.array([[dense[s].sum(), other[s].sum()] for s in seeds], dtype=np.int64).reshape(-1, 2)
+    seed_pts = seed_pts[nondominated_mask(seed_pts)]
+
+    keys = np.zeros(1, dtype=np.int64)
+    memo: list[tuple[np.ndarray, np.ndarray]] = []
+    status, notes, peak = Status.OPTIMAL, [], 1
+    for pos, job in enumerate(order):
+        if clock.expired():
+            status = Status.TIMEOUT
+            break
+        if keys.size > max_states:
+            status = Status.FEASIBLE
+            notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
+            break
+        ua, uo = np.divmod(keys, base)
+        fit = np.flatnonzero((ua + dense[job] <= cap_a) & (uo + other[job] <= cap_o))
+        merged = np.concatenate([keys, keys[fit] + (dense[job] * base + other[job])])
+        perm = np.argsort(merged, kind="stable")
+        merged = merged[perm]
+        first = np.ones(merged.size, dtype=bool)
+        first[1:] = merged[1:] != merged[:-1]
+        keys = merged[first]
+        parent = np.concatenate([np.arange(perm.size - fit.size), fit])[perm][first]
+        taken = (perm >= perm.size - fit.size)[first]
+
+        memo_parent, memo_taken = parent, taken
+        if keys.size < prune_from:
+            # Pruning is optional for exactness; below this size its overhead exceeds its gain.
+            memo.append((memo_parent, memo_taken))
+            peak = max(peak, merged.size)
+            continue
+        ua, uo = np.divmod(keys, base)
+        on_front = _front_of_sorted(uo)
+        front = np.vstack([np.column_stack([ua[on_front], uo[on_front]]), seed_pts])
+        front = front[nondominated_mask(front)]
+        covered = pair.covered(pos + 1, ua, uo.astype(np.float64), front[:, 0], front[:, 1].astype(np.float64))
+        keep = on_front | ~covered
+        keys, parent, taken = keys[keep], parent[keep], taken[keep]
+        memo.append((parent, taken))
+        peak = max(peak, merged.size)
+
+    ua, uo = np.divmod(keys, base)
+    selections = _trace_back(memo, order, np.flatnonzero(_front_of_sorted(uo)))
+    selections += [sorted(int(j) for j in s) for s in seeds]
+    stats = {"states_peak": int(peak), "states_final": int(keys.size), "jobs_processed": len(memo)}
+    return _Result(status, selections, [], stats, notes)
+
+
+def _front_of_sorted(other: np.ndarray) -> np.ndarray:
+    """Maximal states when states are sorted by (dense, other) ascending: a state is maximal
+    iff its ``other`` exceeds every later state's."""
+    later = np.empty_like(other)
+    if other.size:
+        later[:-1] = np.maximum.accumulate(other[::-1])[::-1][1:]
+        later[-1] = -1
+    return other > later
+
+
+def _greedy_selections(demands: np.ndarray, caps: np.ndarray) -> list[list[int]]:
+    """First-fit-decreasing fills by weighted normalised size, for 11 weightings of the two
+    resources: cheap feasible selections that seed the front."""
+    w = demands.shape[0]
+    scale = np.where(caps > 0, caps, 1.0)
+    norm = demands / scale
+    rows = demands.tolist()
+    cap0, cap1 = float(caps[0]), float(caps[1])
+    out = []
+    for lam in np.linspace(0.0, 1.0, 11):
+        score = lam * norm[:, 0] + (1 - lam) * norm[:, 1]
+        used0 = used1 = 0.0
+        chosen = []
+        for j in np.lexsort((np.arange(w), -score)).tolist():
+            d0, d1 = rows[j]
+            if used0 + d0 <= cap0 and used1 + d1 <= cap1:
+                used0 += d0
+                used1 += d1
+                chosen.append(j)
+        out.append(chosen)
+    return out
+
+
+class _RangeMax:
+    """Sparse table for maximum over windows of a fixed width, built lazily level by level."""
+
+    __slots__ = ("levels",)
+
+    def __init__(self, values: np.ndarray):
+        self.levels = [values]
+
+    def query(self, lo: np.ndarray, width: int) -> np.ndarray:
+        """max(values[lo : lo + width]) for each lo (windows must lie inside the array)."""
+        j = width.bit_length() - 1
+        while len(self.levels) <= j:
+            prev = self.levels[-1]
+            half = 1 << (len(self.levels) - 1)
+            self.levels.append(np.maximum(prev[:-half], prev[half:]))
+        level = self.levels[j]
+        last = lo + width - (1 << j)
+        top = level.size - 1
+        return np.maximum(level[np.minimum(lo, top)], level[np.minimum(last, top)])
+
+
+def _window_min(a: np.ndarray, width: int) -> np.ndarray:
+    """out[i] = min(a[i : i + width]) (shorter windows at the end), by doubling."""
+    out = a.copy()
+    span = 1
+    while span * 2 <= width:
+        out[:-span] = np.minimum(out[:-span], out[span:])
+        span *= 2
+    if span < width:
+        shift = width - span
+        out[:-shift] = np.minimum(out[:-shift], out[shift:])
+    return out
 
 
 def _front_indices(values: np.ndarray) -> np.ndarray:
     """Indices of the non-dominated rows (maximisation), one per distinct vector."""
-    from simcore.pareto import nondominated_mask
-
     return np.flatnonzero(nondominated_mask(values))
 
 
