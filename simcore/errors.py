@@ -57,5 +57,5 @@ class BudgetError(SchedbenchError, ValueError):
 
 
 def _short(value: object, limit: int = 60) -> str:
-    text = repr(value)
+    text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -105,6 +105,15 @@ class SelectionProblem:
         _check_finite_nonneg(capacities, "capacities")
         k = capacities.size
 
+        if isinstance(self.demands, Sequence) and not isinstance(self.demands, (str, bytes)):
+            for i, row in enumerate(self.demands):
+                if not isinstance(row, (Sequence, np.ndarray)) or isinstance(row, (str, bytes)):
+                    raise ProblemError(f"demands[{i}]", f"a list of {k} numbers (one per resource)", row)
+                if len(row) != k:
+                    raise ProblemError(
+                        f"demands[{i}]", f"{k} numbers (one per resource, as in capacities)",
+                        f"{len(row)} numbers",
+                    )
         demands = _as_matrix(self.demands, "demands", f"a list of jobs, each a list of {k} numbers")
         if demands.size == 0:
             demands = demands.reshape(0, k)

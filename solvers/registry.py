@@ -98,21 +98,29 @@ def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
 
 def make_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
     """Build the solver registered as ``name`` with ``params``."""
-    cls = solver_class(name)
+    return instantiate(solver_class(name), params, label=name)
+
+
+def instantiate(cls: Any, params: Mapping[str, Any] | None = None, *, label: str | None = None) -> Any:
+    """Call a solver class with ``params``, checking names and converting strings by the
+    declared parameter types; errors name the solver (``label``) and list its parameters."""
+    label = label or getattr(cls, "name", None) or getattr(cls, "__name__", str(cls))
     params = dict(params or {})
     types = parameter_types(cls)
     if types:
         unknown = sorted(set(params) - set(types))
         if unknown:
             raise SolverParameterError(
-                f"solver {name!r} has no parameter {unknown[0]!r}; "
-                f"its parameters: {', '.join(types) if types else '(none)'}"
+                f"solver {label!r} has no parameter {unknown[0]!r}; "
+                f"its parameters: {', '.join(types)}"
             )
-        params = {k: _convert(k, name, types[k], v) for k, v in params.items()}
+        params = {k: _convert(k, label, types[k], v) for k, v in params.items()}
+    elif params and dataclasses.is_dataclass(cls):
+        raise SolverParameterError(f"solver {label!r} takes no parameters, got {sorted(params)}")
     try:
         return cls(**params)
     except TypeError as exc:
-        raise SolverParameterError(f"solver {name!r}: {exc}") from None
+        raise SolverParameterError(f"solver {label!r}: {exc}") from None
 
 
 def parse_assignments(items: list[str]) -> dict[str, str]:

@@ -1,0 +1,44 @@
+"""PROBLEM.json files (DESIGN.md "The command line"): read with errors that name the file, the
+line and column (bad JSON) or the key (bad content); write in the same format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simcore.errors import ProblemError
+from simcore.problem import SelectionProblem
+
+
+def load_problem(path: str | Path) -> SelectionProblem:
+    """Read a PROBLEM.json file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProblemError("(file)", "an existing PROBLEM.json file", str(path), source=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProblemError("(file)", "a readable UTF-8 text file", str(exc), source=str(path)) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProblemError(
+            f"line {exc.lineno} column {exc.colno}", f"valid JSON ({exc.msg})", source=str(path)
+        ) from None
+    return SelectionProblem.from_dict(data, source=str(path))
+
+
+def save_problem(problem: SelectionProblem, path: str | Path) -> None:
+    """Write a problem as PROBLEM.json (one job per line for readability)."""
+    data = problem.to_dict()
+    lines = ["{"]
+    items = list(data.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i < len(items) - 1 else ""
+        if key in ("demands", "objectives") and value:
+            rows = ",\n    ".join(json.dumps(row) for row in value)
+            lines.append(f'  "{key}": [\n    {rows}\n  ]{comma}')
+        else:
+            lines.append(f'  "{key}": {json.dumps(value)}{comma}')
+    lines.append("}")
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
