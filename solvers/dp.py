@@ -59,7 +59,7 @@ from solvers.base import Answer, BaseSolver, Clock, param
 class DPSolver(BaseSolver):
     unit_nodes: float = param(1.0, "coarse unit for resource 0 (Cerberus: 512 nodes); 1 = exact")
     unit_bb: float = param(1.0, "coarse unit for resource 1 (Cerberus: 100 GB); 1 = exact")
-    max_states: int = param(4_000_000, "stop (status feasible) if the state set grows past this")
+    max_states: int = param(2_000_000, "stop (status feasible) if the state set grows past this")
 
     name = "dp"
     summary = "exact sparse DP with dominance and bound pruning; any K, M (Pareto front); Cerberus units"
@@ -162,8 +162,9 @@ def sparse_dp(
     trace: list[tuple[float, list[float]]] = []
     best_seen = -np.inf
 
+    pace = _Pace(clock)
     for pos, job in enumerate(order):
-        if clock.expired():
+        if pace.stop_before(usage.shape[0]):
             status = Status.TIMEOUT
             break
         if usage.shape[0] > max_states:
@@ -187,6 +188,7 @@ def sparse_dp(
         usage, values, parent, taken = usage[keep], values[keep], parent[keep], taken[keep]
         memo.append((parent, taken))
         peak = max(peak, usage.shape[0])
+        pace.done(n)
         if m == 1 and values.shape[0] and values[:, 0].max() > best_seen:
             best_seen = float(values[:, 0].max())
             trace.append((clock.elapsed(), [best_seen]))
@@ -198,6 +200,29 @@ def sparse_dp(
     selections = _trace_back(memo, order, answer)
     stats = {"states_peak": int(peak), "states_final": int(values.shape[0]), "jobs_processed": len(memo)}
     return _Result(status, selections, trace, stats, notes)
+
+
+class _Pace:
+    """Deadline keeping between DP layers: one layer is a few numpy calls that cannot be
+    interrupted, so before each layer its cost is forecast from the time per state measured so
+    far (a layer at most doubles the states) and the DP stops if that would overrun."""
+
+    __slots__ = ("clock", "last", "per_state")
+
+    def __init__(self, clock: Clock):
+        self.clock = clock
+        self.last = clock.elapsed()
+        self.per_state = 0.0
+
+    def stop_before(self, states: int) -> bool:
+        forecast = 2.0 * states * self.per_state
+        return self.clock.remaining() <= forecast
+
+    def done(self, states: int) -> None:
+        now = self.clock.elapsed()
+        if states > 0:
+            self.per_state = max(self.per_state * 0.5, (now - self.last) / states)
+        self.last = now
 
 
 def _undominated(usage: np.ndarray, values: np.ndarray, objective_is_usage: bool) -> np.ndarray:
@@ -410,8 +435,9 @@ def _pair_dp(
     keys = np.zeros(1, dtype=np.int64)
     memo: list[tuple[np.ndarray, np.ndarray]] = []
     status, notes, peak = Status.OPTIMAL, [], 1
+    pace = _Pace(clock)
     for pos, job in enumerate(order):
-        if clock.expired():
+        if pace.stop_before(keys.size):
             status = Status.TIMEOUT
             break
         if keys.size > max_states:
@@ -429,11 +455,11 @@ def _pair_dp(
         parent = np.concatenate([np.arange(perm.size - fit.size), fit])[perm][first]
         taken = (perm >= perm.size - fit.size)[first]
 
-        memo_parent, memo_taken = parent, taken
         if keys.size < prune_from:
             # Pruning is optional for exactness; below this size its overhead exceeds its gain.
-            memo.append((memo_parent, memo_taken))
+            memo.append((parent, taken))
             peak = max(peak, merged.size)
+            pace.done(perm.size)
             continue
         ua, uo = np.divmod(keys, base)
         on_front = _front_of_sorted(uo)
@@ -444,6 +470,7 @@ def _pair_dp(
         keys, parent, taken = keys[keep], parent[keep], taken[keep]
         memo.append((parent, taken))
         peak = max(peak, merged.size)
+        pace.done(perm.size)
 
     ua, uo = np.divmod(keys, base)
     selections = _trace_back(memo, order, np.flatnonzero(_front_of_sorted(uo)))

@@ -1,0 +1,115 @@
+"""The command-line contract (DESIGN.md): output keys, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "instances" / "examples"
+TABLE1 = EXAMPLES / "bbsched_table1.json"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solve_prints_the_contract_keys(capsys):
+    code, out, _ = run(capsys, "solve", str(TABLE1), "--solver", "dp")
+    assert code == 0
+    data = json.loads(out)
+    assert {"status", "selected", "objectives", "pareto", "latency_s", "solver"} <= set(data)
+    assert data["status"] == "optimal"
+    assert data["selected"] == [1, 2, 3, 4]
+    assert sorted(tuple(p["objectives"]) for p in data["pareto"]) == [(80, 90), (100, 20)]
+    assert data["latency_s"] > 0
+    assert data["solver"] == "dp"
+
+
+def test_solve_with_parameters_records_the_id(capsys):
+    code, out, _ = run(capsys, "solve", str(TABLE1), "--solver", "dp", "--set", "unit_nodes=10")
+    assert code == 0
+    data = json.loads(out)
+    assert data["solver"] == "dp[unit_nodes=10]"
+    assert data["status"] == "feasible"
+    assert any("coarse" in n for n in data["notes"])
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("{not json", "line 1 column 2"),
+        ('{"capacities": [1, 2], "demands": [[1, 2], [3]]}', "demands[1]"),
+        ('{"capacities": [1, 2], "demands": [[1, 2], [3, -1]]}', "demands[1][1]"),
+        ('{"capacities": [1, 2]}', "demands"),
+        ('{"capacities": [1, 2], "demands": [[1, 2]], "colour": 3}', "colour"),
+        ('[1, 2]', "JSON object"),
+    ],
+)
+def test_bad_problem_file_gives_one_clear_line(capsys, tmp_path, content, expected):
+    path = tmp_path / "PROBLEM.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "solve", str(path), "--solver", "naive")
+    assert code == 2
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert str(path) in lines[0] and expected in lines[0]
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run(capsys, "solve", str(tmp_path / "nope.json"), "--solver", "naive")
+    assert code == 2 and "nope.json" in err
+
+
+def test_unknown_solver_lists_known(capsys):
+    code, _, err = run(capsys, "solve", str(TABLE1), "--solver", "nope")
+    assert code == 2
+    assert "known solvers" in err and "dp" in err and "naive" in err
+
+
+def test_bad_budget(capsys):
+    code, _, err = run(capsys, "solve", str(TABLE1), "--solver", "dp", "--budget", "45")
+    assert code == 2 and "30" in err
+
+
+def test_solvers_lists_builtins(capsys):
+    code, out, _ = run(capsys, "solvers")
+    assert code == 0
+    for name in ("naive", "binpack", "exhaustive", "dp", "unit_nodes"):
+        assert name in out
+
+
+def test_table_compares_solvers(capsys):
+    code, out, _ = run(capsys, "table", str(TABLE1), str(EXAMPLES / "theta_w100.json"))
+    assert code == 0
+    assert "front 2/2" in out  # exact solvers on Table 1
+    assert "front 0/2" in out  # naive misses the front on Table 1
+    assert "declined" in out  # exhaustive on w = 100
+
+
+def test_check_solver_passes_builtin_and_fails_broken(capsys):
+    code, out, _ = run(capsys, "check-solver", "solvers.naive:NaiveSolver")
+    assert code == 0 and "0 failed" in out
+    code, out, _ = run(capsys, "check-solver", "tests.test_conformance:TakesEverything")
+    assert code == 1 and "failed" in out
+
+
+def test_check_solver_bad_target(capsys):
+    code, _, err = run(capsys, "check-solver", "no_such_module:X")
+    assert code == 2 and "no_such_module" in err
+
+
+def test_console_script_is_installed():
+    exe = Path(sys.executable).with_name("schedbench")
+    result = subprocess.run([str(exe), "solve", str(TABLE1), "--solver", "naive"],
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["selected"] == [0, 3]
