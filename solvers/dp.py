@@ -462,6 +462,15 @@ def _pair_dp(
             pace.done(perm.size)
             continue
         ua, uo = np.divmod(keys, base)
+        # Same dense usage, other usage b < b': (n, b') dominates (n, b) when b' plus the most the
+        # remaining jobs can add within the dense room still fits, since then every completion of
+        # (n, b) also completes (n, b') with more. Keys are sorted, so b' is the next key.
+        safe = uo <= cap_o - pair.most[pos + 1][cap_a - ua]
+        dominated = np.zeros(keys.size, dtype=bool)
+        dominated[:-1] = safe[:-1] & safe[1:] & (ua[1:] == ua[:-1])
+        if dominated.any():
+            live = ~dominated
+            keys, parent, taken, ua, uo = keys[live], parent[live], taken[live], ua[live], uo[live]
         on_front = _front_of_sorted(uo)
         front = np.vstack([np.column_stack([ua[on_front], uo[on_front]]), seed_pts])
         front = front[nondominated_mask(front)]
