@@ -52,6 +52,11 @@ def _as_matrix(value: Any, where: str, expected: str) -> np.ndarray:
     """Convert nested lists to a float64 array, naming ``where`` when it cannot."""
     if isinstance(value, (str, bytes)) or value is None:
         raise ProblemError(where, expected, value)
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "iuf":
+            raise ProblemError(where, f"numbers ({expected})", f"an array of {value.dtype}")
+    else:
+        _reject_non_numbers(value, where)
     try:
         array = np.array(value, dtype=np.float64)
     except (TypeError, ValueError):
@@ -64,6 +69,15 @@ def _as_matrix(value: Any, where: str, expected: str) -> np.ndarray:
                     raise ProblemError(f"{where}[{i}]", "numbers only", row) from None
         raise ProblemError(where, expected, value) from None
     return array
+
+
+def _reject_non_numbers(value: Any, where: str) -> None:
+    """Strings and booleans are not numbers, even where numpy would convert them."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ProblemError(where, "a number", value)
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _reject_non_numbers(item, f"{where}[{i}]")
 
 
 def _check_finite_nonneg(array: np.ndarray, where: str, *, allow_negative: bool = False) -> None:

@@ -27,7 +27,8 @@ class BinPackSolver(BaseSolver):
     def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
         caps = problem.capacities
         scale = np.where(caps > 0, caps, 1.0)
-        norm_demand = np.where(caps > 0, problem.demands / scale, 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):  # denormal capacities: scores only
+            norm_demand = np.where(caps > 0, problem.demands / scale, 0.0)
         remaining = caps + capacity_slack(caps)
         open_ = np.ones(problem.w, dtype=bool)
         chosen: list[int] = []
@@ -35,7 +36,9 @@ class BinPackSolver(BaseSolver):
             open_ &= np.all(problem.demands <= remaining, axis=1)
             if not open_.any():
                 break
-            score = norm_demand @ (np.clip(remaining, 0, None) / scale)
+            with np.errstate(over="ignore", invalid="ignore"):
+                score = norm_demand @ (np.clip(remaining, 0, None) / scale)
+            score = np.nan_to_num(score, nan=0.0, posinf=np.finfo(float).max)
             score[~open_] = -np.inf
             pick = int(np.argmax(score))  # first maximum: nearest the head of the window
             chosen.append(pick)
