@@ -63,17 +63,21 @@ def theta_window(w: int, seed: int, **kw) -> SelectionProblem:
     return bb_window(w, seed, THETA, **kw)
 
 
-def cerberus_run_window(w: int, seed: int, machine: MachineSize = TRINITY) -> SelectionProblem:
+def cerberus_run_window(
+    w: int, seed: int, machine: MachineSize = TRINITY, *,
+    free_range: tuple[float, float] = (0.3, 0.7),
+) -> SelectionProblem:
     """Cerberus' CN-BB problem (eq. MaxProduct): maximise Σ c_i · bb_run_i under CN and BB.
 
     Every job uses the burst buffer in its run phase (Cerberus' model); nodes 1–8,192,
-    BB 1 GB–100 TB log-uniform.
+    BB 1 GB–100 TB log-uniform. ``free_range=(1, 1)`` frees the whole machine, the table size
+    of the Cerberus authors' dense DP.
     """
     rng = np.random.default_rng([seed, w, 2])
     nodes = _nodes(rng, w, 1, 8192)
     bb = _bb(rng, w, 1.0, 100_000.0)
     return SelectionProblem(
-        capacities=[_free(rng, machine.nodes, (0.3, 0.7)), _free(rng, machine.bb_gb, (0.3, 0.7))],
+        capacities=[_free(rng, machine.nodes, free_range), _free(rng, machine.bb_gb, free_range)],
         demands=np.column_stack([nodes, bb]),
         objectives=[nodes * bb],
         resources=("nodes", "bb_gb"),
