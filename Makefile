@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench bench-pytest clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedbench needs Python >= 3.11, found " + sys.version.split()[0])'
@@ -23,6 +23,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/dp_speed.py
+
+bench-pytest: $(STAMP)
+	$(BIN)/python -m pytest bench/ --benchmark-enable -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) build *.egg-info
