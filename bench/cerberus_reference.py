@@ -49,10 +49,10 @@ def cerberus_dense_dp(
     if problem.K != 2:
         raise ValueError(f"cerberus_dense_dp needs 2 resources (nodes, bb), got {problem.K}")
     n = problem.w
-    cn = int(math.floor(float(problem.capacities[0]) / unit_nodes))
-    bbcap = int(math.floor(float(problem.capacities[1]) / unit_bb))
-    c = [int(math.ceil(float(x) / unit_nodes)) for x in problem.demands[:, 0]]
-    bb = [int(math.ceil(float(x) / unit_bb)) for x in problem.demands[:, 1]]
+    cn = math.floor(float(problem.capacities[0]) / unit_nodes)
+    bbcap = math.floor(float(problem.capacities[1]) / unit_bb)
+    c = [math.ceil(float(x) / unit_nodes) for x in problem.demands[:, 0]]
+    bb = [math.ceil(float(x) / unit_bb) for x in problem.demands[:, 1]]
     value = [c[i] * bb[i] for i in range(n)]
 
     # dp[i][cc][b]: best value using jobs 0..i-1 with cc coarse nodes and b coarse BB available.

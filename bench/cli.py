@@ -41,20 +41,35 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    sub.add_parser("solvers", help="list registered solvers, what they support and their parameters")
+    sub.add_parser(
+        "solvers", help="list registered solvers, what they support and their parameters"
+    )
 
     s = sub.add_parser("solve", help="solve one PROBLEM.json and print the decision as JSON")
     s.add_argument("problem", help="PROBLEM.json")
-    s.add_argument("--solver", required=True, help="registered solver name (see 'schedbench solvers')")
+    s.add_argument(
+        "--solver", required=True, help="registered solver name (see 'schedbench solvers')"
+    )
     _budget_args(s)
-    s.add_argument("--set", dest="params", action="append", default=[], metavar="KEY=VALUE",
-                   help="solver parameter (repeatable)")
+    s.add_argument(
+        "--set",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="solver parameter (repeatable)",
+    )
     s.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
 
     t = sub.add_parser("table", help="run solvers on problems and print a comparison table")
     t.add_argument("problems", nargs="+", help="PROBLEM.json files")
-    t.add_argument("--solver", dest="solvers", action="append", default=[],
-                   help="solver name (repeatable; default: every registered solver)")
+    t.add_argument(
+        "--solver",
+        dest="solvers",
+        action="append",
+        default=[],
+        help="solver name (repeatable; default: every registered solver)",
+    )
     _budget_args(t)
 
     c = sub.add_parser("check-solver", help="run the conformance suite against module:Class")
@@ -64,8 +79,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _budget_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--budget", type=float, default=15.0, metavar="S",
-                   help="decision deadline in seconds (default 15, at most 30)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="decision deadline in seconds (default 15, at most 30)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers (default 0)")
 
 
@@ -137,7 +157,9 @@ def cmd_table(args: argparse.Namespace) -> int:
                 results.append((solver, None, reason))
                 continue
             results.append((solver, timed_solve(solver, problem, budget), ""))
-        reference = next((d for _s, d, _r in results if d is not None and d.status == Status.OPTIMAL), None)
+        reference = next(
+            (d for _s, d, _r in results if d is not None and d.status == Status.OPTIMAL), None
+        )
         for solver, d, reason in results:
             label = [Path(path).name, f"{problem.w}/{problem.K}/{problem.M}"]
             if d is None:
@@ -145,18 +167,37 @@ def cmd_table(args: argparse.Namespace) -> int:
                 continue
             failed |= d.status == Status.ERROR
             objectives = ", ".join(f"{x:g}" for x in d.objectives)
-            rows.append([
-                *label, solver.id, d.status.value, f"{len(d.selected)} jobs: ({objectives})",
-                len(d.pareto) if problem.M >= 2 else "", _quality(problem, d, reference),
-                _ms(d.latency_s),
-            ])
-    print(tabulate(
-        rows,
-        headers=["problem", "w/K/M", "solver", "status", "chosen (objectives)", "front", "quality", "latency"],
-        tablefmt="simple",
-    ))
-    print("\nquality: primal gap to the optimum (M = 1) or exact front points found (M >= 2), "
-          "against the first solver with status 'optimal'.")
+            rows.append(
+                [
+                    *label,
+                    solver.id,
+                    d.status.value,
+                    f"{len(d.selected)} jobs: ({objectives})",
+                    len(d.pareto) if problem.M >= 2 else "",
+                    _quality(problem, d, reference),
+                    _ms(d.latency_s),
+                ]
+            )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "problem",
+                "w/K/M",
+                "solver",
+                "status",
+                "chosen (objectives)",
+                "front",
+                "quality",
+                "latency",
+            ],
+            tablefmt="simple",
+        )
+    )
+    print(
+        "\nquality: primal gap to the optimum (M = 1) or exact front points found (M >= 2), "
+        "against the first solver with status 'optimal'."
+    )
     return 1 if failed else 0
 
 
@@ -170,14 +211,25 @@ def cmd_check_solver(args: argparse.Namespace) -> int:
 
     target = registry.load_object(args.target)
     params = registry.parse_assignments(args.params)
-    solver = registry.instantiate(target, params, label=args.target) if isinstance(target, type) else target
+    solver = (
+        registry.instantiate(target, params, label=args.target)
+        if isinstance(target, type)
+        else target
+    )
     results = run_conformance(solver)
-    print(tabulate([[r.check, r.outcome, r.detail] for r in results],
-                   headers=["check", "outcome", "detail"], tablefmt="simple"))
+    print(
+        tabulate(
+            [[r.check, r.outcome, r.detail] for r in results],
+            headers=["check", "outcome", "detail"],
+            tablefmt="simple",
+        )
+    )
     failed = sum(r.outcome == "failed" for r in results)
     passed = sum(r.outcome == "passed" for r in results)
     skipped = sum(r.outcome == "skipped" for r in results)
-    print(f"\n{getattr(solver, 'id', args.target)}: {passed} passed, {failed} failed, {skipped} skipped")
+    print(
+        f"\n{getattr(solver, 'id', args.target)}: {passed} passed, {failed} failed, {skipped} skipped"
+    )
     return 1 if failed else 0
 
 

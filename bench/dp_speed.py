@@ -156,10 +156,20 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
         dims = (
             f"{w + 1}x{int(cells.capacities[0] // 512) + 1}x{int(cells.capacities[1] // 100) + 1}"
         )
-        rows.append([label, "cerberus-dense (ref)", fmt_ms(ref_t),
-                     f"{ref_m:.1f}" if ref_mem else "not measured (--quick)", "", "", "", "",
-                     f"table {dims} (seed 0)"])
-        for key, solver in ours.items():
+        rows.append(
+            [
+                label,
+                "cerberus-dense (ref)",
+                fmt_ms(ref_t),
+                f"{ref_m:.1f}" if ref_mem else "not measured (--quick)",
+                "",
+                "",
+                "",
+                "",
+                f"table {dims} (seed 0)",
+            ]
+        )
+        for _key, solver in ours.items():
             decisions = [timed_solve(solver, problems[s], BUDGET) for s in range(our_seeds)]
             mem = [
                 traced_peak_mb(lambda p=problems[s], solver=solver: solver.solve(p, BUDGET))
@@ -168,9 +178,7 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
             t = statistics.median(d.latency_s for d in decisions)
             m = statistics.median(mem)
             checked = range(min(ref_seeds, our_seeds))
-            ok = sum(
-                decisions[s].objectives[0] >= ref_value[s] * (1 - VALUE_RTOL) for s in checked
-            )
+            ok = sum(decisions[s].objectives[0] >= ref_value[s] * (1 - VALUE_RTOL) for s in checked)
             speedup = ref_t / t
             meets = speedup >= TARGET_SPEEDUP and m < TARGET_PEAK_MB
             gains = [
@@ -179,19 +187,37 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
             note = statuses(decisions)
             if gains:
                 note += f"; value vs ref +{100 * statistics.median(gains):.2f}% (median)"
-            rows.append([
-                label, solver.id, fmt_ms(t), f"{m:.2f}", f"{speedup:,.0f}x",
-                f"{ref_m / m:,.0f}x" if ref_mem and m > 0 else "-",
-                f"{'yes' if ok == len(checked) else 'NO'} ({ok}/{len(checked)})",
-                "yes" if meets else "no",
-                note,
-            ])
-    print(tabulate(
-        rows,
-        headers=["w", "solver", "median ms", "peak MB", "speed ref/ours", "mem ref/ours",
-                 "value >= ref", f">= {TARGET_SPEEDUP:g}x & < {TARGET_PEAK_MB:g} MB", "notes"],
-        tablefmt="github", disable_numparse=True,
-    ))
+            rows.append(
+                [
+                    label,
+                    solver.id,
+                    fmt_ms(t),
+                    f"{m:.2f}",
+                    f"{speedup:,.0f}x",
+                    f"{ref_m / m:,.0f}x" if ref_mem and m > 0 else "-",
+                    f"{'yes' if ok == len(checked) else 'NO'} ({ok}/{len(checked)})",
+                    "yes" if meets else "no",
+                    note,
+                ]
+            )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "w",
+                "solver",
+                "median ms",
+                "peak MB",
+                "speed ref/ours",
+                "mem ref/ours",
+                "value >= ref",
+                f">= {TARGET_SPEEDUP:g}x & < {TARGET_PEAK_MB:g} MB",
+                "notes",
+            ],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
     print(
         "peak MB is tracemalloc's traced peak (Python objects and numpy buffers), measured in a "
         "separate pass from the timing;\nmemory allocated outside Python's allocators (e.g. by "
@@ -215,23 +241,43 @@ def theta_part(seeds: int, check_seeds: int) -> None:
         median = float(np.median(lat))
         target = THETA_TARGET_MS.get(w)
         all_exact &= all(d.status == Status.OPTIMAL for d in decisions)
-        rows.append([
-            w, seeds, fmt_ms(median), fmt_ms(float(np.percentile(lat, 95))),
-            fmt_ms(float(lat.max())),
-            f"{np.median([len(d.pareto) for d in decisions]):g}",
-            f"{np.median([d.stats.get('states_peak', np.nan) for d in decisions]):,.0f}",
-            f"{np.max([d.stats.get('states_peak', np.nan) for d in decisions]):,.0f}",
-            f"seed {worst}",
-            statuses(decisions),
-            f"<= {target:g}" if target else "",
-            ("yes" if median * 1e3 <= target else "no") if target else "",
-        ])
-    print(tabulate(
-        rows,
-        headers=["w", "seeds", "median ms", "p95 ms", "max ms", "front (med)", "states_peak (med)",
-                 "states_peak (max)", "slowest", "status", "target ms (median)", "meets"],
-        tablefmt="github", disable_numparse=True,
-    ))
+        rows.append(
+            [
+                w,
+                seeds,
+                fmt_ms(median),
+                fmt_ms(float(np.percentile(lat, 95))),
+                fmt_ms(float(lat.max())),
+                f"{np.median([len(d.pareto) for d in decisions]):g}",
+                f"{np.median([d.stats.get('states_peak', np.nan) for d in decisions]):,.0f}",
+                f"{np.max([d.stats.get('states_peak', np.nan) for d in decisions]):,.0f}",
+                f"seed {worst}",
+                statuses(decisions),
+                f"<= {target:g}" if target else "",
+                ("yes" if median * 1e3 <= target else "no") if target else "",
+            ]
+        )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "w",
+                "seeds",
+                "median ms",
+                "p95 ms",
+                "max ms",
+                "front (med)",
+                "states_peak (med)",
+                "states_peak (max)",
+                "slowest",
+                "status",
+                "target ms (median)",
+                "meets",
+            ],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
     if not all_exact:
         print("note: runs not 'optimal' are not exact (max_states or deadline hit): see status.")
 
@@ -245,10 +291,14 @@ def theta_part(seeds: int, check_seeds: int) -> None:
         same = [q.objectives for q in a.pareto] == [q.objectives for q in b.pareto]
         agree += same
         if not same:
-            print(f"  MISMATCH w=20 seed {s}: dp front {[q.objectives for q in a.pareto]} vs "
-                  f"exhaustive {[q.objectives for q in b.pareto]}")
-    print(f"cross-check w=20: dp front == exhaustive front on {agree}/{check_seeds} seeds "
-          f"({'ok' if agree == check_seeds else 'MISMATCH'})")
+            print(
+                f"  MISMATCH w=20 seed {s}: dp front {[q.objectives for q in a.pareto]} vs "
+                f"exhaustive {[q.objectives for q in b.pareto]}"
+            )
+    print(
+        f"cross-check w=20: dp front == exhaustive front on {agree}/{check_seeds} seeds "
+        f"({'ok' if agree == check_seeds else 'MISMATCH'})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,9 @@ def test_dp_theta_pareto_front(benchmark, w):
     problem = theta_window(w, 1)
     decision = benchmark.pedantic(dp.solve, args=(problem, BUDGET), rounds=5, iterations=1)
     benchmark.extra_info.update(
-        status=decision.status.value, front=len(decision.pareto), states_peak=decision.stats["states_peak"]
+        status=decision.status.value,
+        front=len(decision.pareto),
+        states_peak=decision.stats["states_peak"],
     )
     assert decision.status.value == "optimal"
 

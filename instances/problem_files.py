@@ -16,9 +16,13 @@ def load_problem(path: str | Path) -> SelectionProblem:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ProblemError("(file)", "an existing PROBLEM.json file", str(path), source=str(path)) from None
+        raise ProblemError(
+            "(file)", "an existing PROBLEM.json file", str(path), source=str(path)
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError("(file)", "a readable UTF-8 text file", str(exc), source=str(path)) from None
+        raise ProblemError(
+            "(file)", "a readable UTF-8 text file", str(exc), source=str(path)
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -64,7 +64,10 @@ def theta_window(w: int, seed: int, **kw) -> SelectionProblem:
 
 
 def cerberus_run_window(
-    w: int, seed: int, machine: MachineSize = TRINITY, *,
+    w: int,
+    seed: int,
+    machine: MachineSize = TRINITY,
+    *,
     free_range: tuple[float, float] = (0.3, 0.7),
 ) -> SelectionProblem:
     """Cerberus' CN-BB problem (eq. MaxProduct): maximise Σ c_i · bb_run_i under CN and BB.

@@ -122,20 +122,26 @@ class SelectionProblem:
         if isinstance(self.demands, Sequence) and not isinstance(self.demands, (str, bytes)):
             for i, row in enumerate(self.demands):
                 if not isinstance(row, (Sequence, np.ndarray)) or isinstance(row, (str, bytes)):
-                    raise ProblemError(f"demands[{i}]", f"a list of {k} numbers (one per resource)", row)
+                    raise ProblemError(
+                        f"demands[{i}]", f"a list of {k} numbers (one per resource)", row
+                    )
                 if len(row) != k:
                     raise ProblemError(
-                        f"demands[{i}]", f"{k} numbers (one per resource, as in capacities)",
+                        f"demands[{i}]",
+                        f"{k} numbers (one per resource, as in capacities)",
                         f"{len(row)} numbers",
                     )
         demands = _as_matrix(self.demands, "demands", f"a list of jobs, each a list of {k} numbers")
         if demands.size == 0:
             demands = demands.reshape(0, k)
         if demands.ndim != 2:
-            raise ProblemError("demands", f"a list of jobs, each a list of {k} numbers", self.demands)
+            raise ProblemError(
+                "demands", f"a list of jobs, each a list of {k} numbers", self.demands
+            )
         if demands.shape[1] != k:
             raise ProblemError(
-                "demands[0]", f"{k} numbers (one per resource, as in capacities)",
+                "demands[0]",
+                f"{k} numbers (one per resource, as in capacities)",
                 f"{demands.shape[1]} numbers",
             )
         _check_finite_nonneg(demands, "demands")
@@ -152,12 +158,14 @@ class SelectionProblem:
                 objectives = objectives.reshape(1, 0)
             if objectives.ndim != 2 or objectives.shape[0] == 0:
                 raise ProblemError(
-                    "objectives", f"a non-empty list of objectives, each a list of {w} numbers",
+                    "objectives",
+                    f"a non-empty list of objectives, each a list of {w} numbers",
                     self.objectives,
                 )
             if objectives.shape[1] != w:
                 raise ProblemError(
-                    "objectives[0]", f"{w} numbers (one per job in demands)",
+                    "objectives[0]",
+                    f"{w} numbers (one per job in demands)",
                     f"{objectives.shape[1]} numbers",
                 )
             _check_finite_nonneg(objectives, "objectives", allow_negative=True)
@@ -180,7 +188,8 @@ class SelectionProblem:
         if self.objective_scales is None:
             scales = np.array(
                 [
-                    capacities[r] if r >= 0 and capacities[r] > 0
+                    capacities[r]
+                    if r >= 0 and capacities[r] > 0
                     else float(np.clip(objectives[i], 0, None).sum())
                     for i, r in enumerate(objective_resource)
                 ],
@@ -190,7 +199,9 @@ class SelectionProblem:
         else:
             scales = _as_matrix(self.objective_scales, "objective_scales", f"{m} positive numbers")
             if scales.shape != (m,):
-                raise ProblemError("objective_scales", f"{m} numbers (one per objective)", scales.tolist())
+                raise ProblemError(
+                    "objective_scales", f"{m} numbers (one per objective)", scales.tolist()
+                )
             if not (np.isfinite(scales) & (scales > 0)).all():
                 raise ProblemError("objective_scales", "finite positive numbers", scales.tolist())
 
@@ -235,12 +246,12 @@ class SelectionProblem:
         return int(self.demands.shape[0])
 
     @property
-    def K(self) -> int:  # noqa: N802 - the papers' symbol
+    def K(self) -> int:
         """Number of resources."""
         return int(self.capacities.size)
 
     @property
-    def M(self) -> int:  # noqa: N802 - the papers' symbol
+    def M(self) -> int:
         """Number of objectives."""
         return int(self.objectives.shape[0])
 
@@ -323,8 +334,16 @@ class SelectionProblem:
             if not isinstance(data, Mapping):
                 raise ProblemError("(top level)", "a JSON object", type(data).__name__)
             known = {
-                "kind", "capacities", "demands", "objectives", "must_include", "resources",
-                "objective_names", "objective_scales", "name", "meta",
+                "kind",
+                "capacities",
+                "demands",
+                "objectives",
+                "must_include",
+                "resources",
+                "objective_names",
+                "objective_scales",
+                "name",
+                "meta",
             }
             unknown = sorted(set(data) - known)
             if unknown:
@@ -423,7 +442,9 @@ class TracePoint:
 def _selection(value: Iterable[int], where: str) -> tuple[int, ...]:
     items = [int(i) for i in value]
     if len(set(items)) != len(items) or any(i < 0 for i in items):
-        raise InvalidDecisionError(f"{where}: expected distinct non-negative job indices, got {items}")
+        raise InvalidDecisionError(
+            f"{where}: expected distinct non-negative job indices, got {items}"
+        )
     return tuple(sorted(items))
 
 
@@ -459,7 +480,9 @@ class Decision:
             if not isinstance(p, ParetoPoint):
                 p = ParetoPoint(tuple(p[0]), tuple(p[1]))
             points.append(
-                ParetoPoint(_selection(p.selected, "pareto selected"), tuple(float(x) for x in p.objectives))
+                ParetoPoint(
+                    _selection(p.selected, "pareto selected"), tuple(float(x) for x in p.objectives)
+                )
             )
         points.sort(key=lambda p: tuple(-x for x in p.objectives) + p.selected)
         set_(self, "pareto", tuple(points))
@@ -479,7 +502,8 @@ class Decision:
             "notes": list(self.notes),
             "stats": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.stats.items()},
             "trace": [
-                {"time_s": t.time_s, "objectives": [_num(x) for x in t.objectives]} for t in self.trace
+                {"time_s": t.time_s, "objectives": [_num(x) for x in t.objectives]}
+                for t in self.trace
             ],
         }
 

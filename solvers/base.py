@@ -77,7 +77,7 @@ class Answer:
     notes: list[str] = field(default_factory=list)
 
 
-def param(default: Any, help: str) -> Any:  # noqa: A002 - mirrors argparse's name
+def param(default: Any, help: str) -> Any:
     """Declare a solver parameter: a dataclass field with a help text."""
     return field(default=default, metadata={"help": help})
 
@@ -90,7 +90,9 @@ class BaseSolver:
     #: One line for ``schedbench solvers``: what it does and what it supports.
     summary: ClassVar[str] = ""
     #: The decision maker used when ``M >= 2`` (replaceable in a subclass).
-    decision_maker: ClassVar[Callable[..., ParetoPoint | None]] = staticmethod(bbsched_decision_maker)
+    decision_maker: ClassVar[Callable[..., ParetoPoint | None]] = staticmethod(
+        bbsched_decision_maker
+    )
 
     # -- parameters --------------------------------------------------------------------------
     @classmethod

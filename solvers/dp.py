@@ -62,17 +62,22 @@ class DPSolver(BaseSolver):
     max_states: int = param(2_000_000, "stop (status feasible) if the state set grows past this")
 
     name = "dp"
-    summary = "exact sparse DP with dominance and bound pruning; any K, M (Pareto front); Cerberus units"
+    summary = (
+        "exact sparse DP with dominance and bound pruning; any K, M (Pareto front); Cerberus units"
+    )
 
     def __post_init__(self) -> None:
         for name in ("unit_nodes", "unit_bb"):
             value = getattr(self, name)
             self._require(
                 isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1,
-                name, "a number >= 1",
+                name,
+                "a number >= 1",
             )
         self._require(
-            isinstance(self.max_states, int) and self.max_states >= 1, "max_states", "an integer >= 1"
+            isinstance(self.max_states, int) and self.max_states >= 1,
+            "max_states",
+            "an integer >= 1",
         )
 
     @property
@@ -80,7 +85,7 @@ class DPSolver(BaseSolver):
         return self.unit_nodes != 1 or self.unit_bb != 1
 
     def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
-        if self.coarse and problem.K < (2 if self.unit_bb != 1 else 1):
+        if self.coarse and (2 if self.unit_bb != 1 else 1) > problem.K:
             return False, "unit_bb needs a second resource (the burst buffer)"
         return True, ""
 
@@ -96,9 +101,12 @@ class DPSolver(BaseSolver):
             demands = problem.demands
             limit = problem.capacities + capacity_slack(problem.capacities)
         result = sparse_dp(
-            demands, limit, problem.objectives,
+            demands,
+            limit,
+            problem.objectives,
             objective_resource=None if self.coarse else problem.objective_resource,
-            clock=clock, max_states=self.max_states,
+            clock=clock,
+            max_states=self.max_states,
         )
         notes = list(result.notes)
         status = result.status
@@ -110,7 +118,9 @@ class DPSolver(BaseSolver):
             )
             if status == Status.OPTIMAL:
                 status = Status.FEASIBLE
-        return Answer(status, result.selections, trace=result.trace, stats=result.stats, notes=notes)
+        return Answer(
+            status, result.selections, trace=result.trace, stats=result.stats, notes=notes
+        )
 
 
 @dataclass(slots=True)
@@ -147,10 +157,16 @@ def sparse_dp(
     scale = np.where(limit > 0, limit, 1.0)
     order = np.lexsort((np.arange(w), -(demands / scale).sum(axis=1)))
     gains = np.clip(objectives[:, order], 0.0, None)  # M × w, in processing order
-    remaining = np.concatenate([np.cumsum(gains[:, ::-1], axis=1)[:, ::-1], np.zeros((m, 1))], axis=1)
-    cap_obj = np.array([limit[r] if r >= 0 else np.inf for r in obj_res]) if objective_is_usage else None
+    remaining = np.concatenate(
+        [np.cumsum(gains[:, ::-1], axis=1)[:, ::-1], np.zeros((m, 1))], axis=1
+    )
+    cap_obj = (
+        np.array([limit[r] if r >= 0 else np.inf for r in obj_res]) if objective_is_usage else None
+    )
 
-    pair = _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
+    pair = (
+        _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
+    )
     if pair is not None and k == 2 and pair.key_base is not None:
         return _pair_dp(demands, limit, order, pair, clock, max_states)
 
@@ -198,7 +214,11 @@ def sparse_dp(
     else:
         answer = _front_indices(values)
     selections = _trace_back(memo, order, answer)
-    stats = {"states_peak": int(peak), "states_final": int(values.shape[0]), "jobs_processed": len(memo)}
+    stats = {
+        "states_peak": int(peak),
+        "states_final": int(values.shape[0]),
+        "jobs_processed": len(memo),
+    }
     return _Result(status, selections, trace, stats, notes)
 
 
@@ -314,7 +334,13 @@ class _PairBound:
     MAX_DENSE = 200_000
 
     def __init__(
-        self, axis: int, resource: int, dense: np.ndarray, other: np.ndarray, cap_n: int, cap_b: float
+        self,
+        axis: int,
+        resource: int,
+        dense: np.ndarray,
+        other: np.ndarray,
+        cap_n: int,
+        cap_b: float,
     ):
         self.axis = axis  # which objective is the dense one
         self.axis_resource = resource  # and which resource that is
@@ -347,7 +373,9 @@ class _PairBound:
         self.key_base = int(cap_o) + 1 if integral_other and fits else None
 
     @classmethod
-    def build(cls, demands: np.ndarray, limit: np.ndarray, obj_res: np.ndarray) -> _PairBound | None:
+    def build(
+        cls, demands: np.ndarray, limit: np.ndarray, obj_res: np.ndarray
+    ) -> _PairBound | None:
         """The bound for jobs in processing order, or None when no resource suits a dense axis."""
         r = [int(obj_res[0]), int(obj_res[1])]
         options = []
@@ -360,7 +388,11 @@ class _PairBound:
             return None
         cap, axis = min(options)
         return cls(
-            axis, r[axis], demands[:, r[axis]], demands[:, r[1 - axis]], int(cap),
+            axis,
+            r[axis],
+            demands[:, r[axis]],
+            demands[:, r[1 - axis]],
+            int(cap),
             float(limit[r[1 - axis]]),
         )
 
@@ -371,8 +403,11 @@ class _PairBound:
         on_front[front_idx] = True
         front = values[front_idx]
         covered = self.covered(
-            suffix, values[:, self.axis], values[:, 1 - self.axis],
-            front[:, self.axis], front[:, 1 - self.axis],
+            suffix,
+            values[:, self.axis],
+            values[:, 1 - self.axis],
+            front[:, self.axis],
+            front[:, 1 - self.axis],
         )
         return np.flatnonzero(on_front | ~covered)
 
@@ -388,7 +423,7 @@ class _PairBound:
         covered = np.ones(n.size, dtype=bool)
         ranges = _RangeMax(self.exact[suffix])
         previous = None
-        for zk, yk in zip(z, y):
+        for zk, yk in zip(z, y, strict=False):
             # Completions ending in (previous, zk]: dense increments x in (previous - n, zk - n].
             hi = zk - n
             gain = most[np.clip(hi, 0, self.cap_n)]  # all of [0, hi]: a prefix maximum
@@ -396,7 +431,9 @@ class _PairBound:
                 lo = previous - n + 1
                 inner = lo > 0  # the range starts above 0: a window of fixed width zk - previous
                 if inner.any():
-                    gain = np.where(inner, ranges.query(np.clip(lo, 0, self.cap_n), int(zk - previous)), gain)
+                    gain = np.where(
+                        inner, ranges.query(np.clip(lo, 0, self.cap_n), int(zk - previous)), gain
+                    )
             covered &= (hi < 0) | (b + gain <= yk)
             previous = zk
         # Nothing may end beyond the front's largest dense value z_L.
@@ -408,8 +445,13 @@ class _PairBound:
 
 
 def _pair_dp(
-    demands: np.ndarray, limit: np.ndarray, order: np.ndarray, pair: _PairBound,
-    clock: Clock, max_states: int, prune_from: int = 256,
+    demands: np.ndarray,
+    limit: np.ndarray,
+    order: np.ndarray,
+    pair: _PairBound,
+    clock: Clock,
+    max_states: int,
+    prune_from: int = 256,
 ) -> _Result:
     """``sparse_dp`` for two integral resources whose demands are the two objectives.
 
@@ -429,7 +471,9 @@ def _pair_dp(
     other = demands[:, o].astype(np.int64)
 
     seeds = _greedy_selections(demands[:, [a, o]], np.array([cap_a, cap_o], dtype=np.float64))
-    seed_pts = np.array([[dense[s].sum(), other[s].sum()] for s in seeds], dtype=np.int64).reshape(-1, 2)
+    seed_pts = np.array([[dense[s].sum(), other[s].sum()] for s in seeds], dtype=np.int64).reshape(
+        -1, 2
+    )
     seed_pts = seed_pts[nondominated_mask(seed_pts)]
 
     keys = np.zeros(1, dtype=np.int64)
@@ -474,7 +518,9 @@ def _pair_dp(
         on_front = _front_of_sorted(uo)
         front = np.vstack([np.column_stack([ua[on_front], uo[on_front]]), seed_pts])
         front = front[nondominated_mask(front)]
-        covered = pair.covered(pos + 1, ua, uo.astype(np.float64), front[:, 0], front[:, 1].astype(np.float64))
+        covered = pair.covered(
+            pos + 1, ua, uo.astype(np.float64), front[:, 0], front[:, 1].astype(np.float64)
+        )
         keep = on_front | ~covered
         keys, parent, taken = keys[keep], parent[keep], taken[keep]
         memo.append((parent, taken))

@@ -48,7 +48,8 @@ class ExhaustiveSolver(BaseSolver):
     def __post_init__(self) -> None:
         self._require(
             isinstance(self.max_window, int) and 0 <= self.max_window <= 30,
-            "max_window", "an integer in 0..30",
+            "max_window",
+            "an integer in 0..30",
         )
 
     def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
@@ -102,6 +103,8 @@ class ExhaustiveSolver(BaseSolver):
         else:
             selections = [_mask_to_selection(int(x)) for x in front_masks]
         return Answer(
-            status, selections, trace=trace,
+            status,
+            selections,
+            trace=trace,
             stats={"subsets": (high + 1) * low_table.shape[0] if w else 1},
         )

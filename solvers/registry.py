@@ -51,11 +51,15 @@ def load_object(spec: str) -> Any:
     """Import ``module:Attribute`` (for ``schedbench check-solver`` and suites)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise SolverParameterError(f"{spec!r}: expected module:Attribute, e.g. my_pkg.solver:MySolver")
+        raise SolverParameterError(
+            f"{spec!r}: expected module:Attribute, e.g. my_pkg.solver:MySolver"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise SolverParameterError(f"{spec!r}: cannot import module {module_name!r}: {exc}") from exc
+        raise SolverParameterError(
+            f"{spec!r}: cannot import module {module_name!r}: {exc}"
+        ) from exc
     try:
         obj = module
         for part in attr.split("."):
@@ -101,7 +105,9 @@ def make_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
     return instantiate(solver_class(name), params, label=name)
 
 
-def instantiate(cls: Any, params: Mapping[str, Any] | None = None, *, label: str | None = None) -> Any:
+def instantiate(
+    cls: Any, params: Mapping[str, Any] | None = None, *, label: str | None = None
+) -> Any:
     """Call a solver class with ``params``, checking names and converting strings by the
     declared parameter types; errors name the solver (``label``) and list its parameters."""
     label = label or getattr(cls, "name", None) or getattr(cls, "__name__", str(cls))

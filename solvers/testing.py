@@ -74,7 +74,13 @@ def table1() -> SelectionProblem:
 
 
 def random_problem(
-    seed: int, w: int, k: int, m: int, *, fractional: bool = False, must_include: int = 0,
+    seed: int,
+    w: int,
+    k: int,
+    m: int,
+    *,
+    fractional: bool = False,
+    must_include: int = 0,
     objectives_are_demands: bool = True,
 ) -> SelectionProblem:
     """A small random problem whose capacities bind (about 40 % of the total demand)."""
@@ -103,9 +109,14 @@ def _suite_problems() -> list[tuple[str, SelectionProblem]]:
     out = [("table1", table1())]
     for seed, (w, k, m, frac, demand_obj) in enumerate(
         [
-            (6, 1, 1, False, True), (9, 2, 1, False, False), (10, 2, 2, False, True),
-            (12, 3, 2, False, True), (8, 2, 3, False, False), (11, 2, 1, True, True),
-            (10, 2, 2, True, True), (12, 1, 1, False, False),
+            (6, 1, 1, False, True),
+            (9, 2, 1, False, False),
+            (10, 2, 2, False, True),
+            (12, 3, 2, False, True),
+            (8, 2, 3, False, False),
+            (11, 2, 1, True, True),
+            (10, 2, 2, True, True),
+            (12, 1, 1, False, False),
         ]
     ):
         out.append(
@@ -119,10 +130,14 @@ def _suite_problems() -> list[tuple[str, SelectionProblem]]:
 
 # -- helpers -----------------------------------------------------------------------------------
 def _solver_name(solver: object) -> str:
-    return str(getattr(solver, "id", None) or getattr(solver, "name", None) or type(solver).__name__)
+    return str(
+        getattr(solver, "id", None) or getattr(solver, "name", None) or type(solver).__name__
+    )
 
 
-def _supported(solver, problems: Iterable[tuple[str, SelectionProblem]]) -> Iterator[tuple[str, SelectionProblem]]:
+def _supported(
+    solver, problems: Iterable[tuple[str, SelectionProblem]]
+) -> Iterator[tuple[str, SelectionProblem]]:
     any_ = False
     for label, problem in problems:
         ok, _reason = solver.supports(problem)
@@ -140,7 +155,9 @@ def _solve(solver, problem: SelectionProblem, label: str, budget: Budget | None 
     except Exception as exc:  # the contract says: answer with a Decision, never raise
         raise ConformanceFailure(f"{label}: solve raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(decision, Decision):
-        raise ConformanceFailure(f"{label}: solve returned {type(decision).__name__}, not a Decision")
+        raise ConformanceFailure(
+            f"{label}: solve returned {type(decision).__name__}, not a Decision"
+        )
     return decision
 
 
@@ -164,14 +181,21 @@ def _check_answer(problem: SelectionProblem, d: Decision, label: str) -> None:
         except InvalidDecisionError as exc:
             raise _fail(label, f"{what} is not feasible: {exc}") from None
         expected = problem.evaluate(selected)
-        if len(objectives) != problem.M or not np.allclose(objectives, expected, rtol=1e-9, atol=1e-9):
-            raise _fail(label, f"{what} reports objectives {objectives}, the problem gives {expected}")
+        if len(objectives) != problem.M or not np.allclose(
+            objectives, expected, rtol=1e-9, atol=1e-9
+        ):
+            raise _fail(
+                label, f"{what} reports objectives {objectives}, the problem gives {expected}"
+            )
     if problem.M >= 2 and d.pareto:
         vectors = [np.array(p.objectives) for p in d.pareto]
         for i, a in enumerate(vectors):
             for j, b in enumerate(vectors):
                 if i != j and dominates(a, b):
-                    raise _fail(label, f"pareto point {d.pareto[i].objectives} dominates {d.pareto[j].objectives}")
+                    raise _fail(
+                        label,
+                        f"pareto point {d.pareto[i].objectives} dominates {d.pareto[j].objectives}",
+                    )
         if d.selected not in [p.selected for p in d.pareto]:
             raise _fail(label, "the chosen selection is not one of the Pareto points")
 
@@ -180,8 +204,12 @@ def _check_answer(problem: SelectionProblem, d: Decision, label: str) -> None:
 def check_returns_decision(solver) -> None:
     for label, problem in _suite_problems():
         answer = solver.supports(problem)
-        if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], bool)
-                and isinstance(answer[1], str)):
+        if not (
+            isinstance(answer, tuple)
+            and len(answer) == 2
+            and isinstance(answer[0], bool)
+            and isinstance(answer[1], str)
+        ):
             raise _fail(label, f"supports() must return (bool, str), got {answer!r}")
         if not answer[0] and not answer[1].strip():
             raise _fail(label, "supports() declined without a reason")
@@ -207,11 +235,15 @@ def check_must_include(solver) -> None:
         for sel in [d.selected] + [p.selected for p in d.pareto]:
             if not set(problem.must_include) <= set(sel):
                 raise _fail(label, f"selection {sel} misses must_include {problem.must_include}")
-    too_big = SelectionProblem(capacities=[10, 10], demands=[[6, 1], [6, 1], [1, 1]], must_include=(0, 1))
+    too_big = SelectionProblem(
+        capacities=[10, 10], demands=[[6, 1], [6, 1], [1, 1]], must_include=(0, 1)
+    )
     for label, problem in _supported(solver, [("must_include too big", too_big)]):
         d = _solve(solver, problem, label)
         if d.status != Status.INFEASIBLE:
-            raise _fail(label, f"expected status infeasible, got {d.status.value} with {d.selected}")
+            raise _fail(
+                label, f"expected status infeasible, got {d.status.value} with {d.selected}"
+            )
 
 
 def check_budget(solver) -> None:
@@ -227,8 +259,11 @@ def check_budget(solver) -> None:
         d = _solve(solver, problem, label, Budget(deadline_s=BUDGET_CHECK_DEADLINE_S, seed=1))
         took = time.perf_counter() - start
         if took > limit:
-            raise _fail(label, f"took {took:.2f} s with a deadline of {BUDGET_CHECK_DEADLINE_S:g} s "
-                               f"(allowed {limit:.2f} s)")
+            raise _fail(
+                label,
+                f"took {took:.2f} s with a deadline of {BUDGET_CHECK_DEADLINE_S:g} s "
+                f"(allowed {limit:.2f} s)",
+            )
         _check_answer(problem, d, label)
 
 
@@ -243,52 +278,88 @@ def check_deterministic(solver) -> None:
 
 def check_not_mutated(solver) -> None:
     for label, problem in _supported(solver, _suite_problems()):
-        before = (problem.capacities.copy(), problem.demands.copy(), problem.objectives.copy(),
-                  problem.must_include, problem.objective_scales.copy())
+        before = (
+            problem.capacities.copy(),
+            problem.demands.copy(),
+            problem.objectives.copy(),
+            problem.must_include,
+            problem.objective_scales.copy(),
+        )
         _solve(solver, problem, label)
-        after = (problem.capacities, problem.demands, problem.objectives, problem.must_include,
-                 problem.objective_scales)
+        after = (
+            problem.capacities,
+            problem.demands,
+            problem.objectives,
+            problem.must_include,
+            problem.objective_scales,
+        )
         names = ("capacities", "demands", "objectives", "must_include", "objective_scales")
-        for name, x, y in zip(names, before, after):
+        for name, x, y in zip(names, before, after, strict=False):
             if not np.array_equal(np.asarray(x), np.asarray(y)):
                 raise _fail(label, f"solve changed the problem's {name}")
 
 
-def _expect_selection(solver, label: str, problem: SelectionProblem, expected: tuple[int, ...]) -> None:
+def _expect_selection(
+    solver, label: str, problem: SelectionProblem, expected: tuple[int, ...]
+) -> None:
     for lab, prob in _supported(solver, [(label, problem)]):
         d = _solve(solver, prob, lab)
         if d.status not in _ANSWERED:
-            raise _fail(lab, f"expected an answer, got status {d.status.value} ({'; '.join(d.notes)})")
+            raise _fail(
+                lab, f"expected an answer, got status {d.status.value} ({'; '.join(d.notes)})"
+            )
         _check_answer(prob, d, lab)
         if d.selected != expected:
             raise _fail(lab, f"expected selection {expected}, got {d.selected}")
 
 
 def check_empty_window(solver) -> None:
-    _expect_selection(solver, "empty window (M=1)", SelectionProblem(capacities=[5, 5], demands=[], objectives=[[]]), ())
-    _expect_selection(solver, "empty window (M=2)", SelectionProblem(capacities=[5, 5], demands=[]), ())
+    _expect_selection(
+        solver,
+        "empty window (M=1)",
+        SelectionProblem(capacities=[5, 5], demands=[], objectives=[[]]),
+        (),
+    )
+    _expect_selection(
+        solver, "empty window (M=2)", SelectionProblem(capacities=[5, 5], demands=[]), ()
+    )
 
 
 def check_one_job(solver) -> None:
-    _expect_selection(solver, "one job that fits", SelectionProblem(capacities=[5, 5], demands=[[3, 2]]), (0,))
-    _expect_selection(solver, "one job too big", SelectionProblem(capacities=[5, 5], demands=[[3, 7]]), ())
+    _expect_selection(
+        solver, "one job that fits", SelectionProblem(capacities=[5, 5], demands=[[3, 2]]), (0,)
+    )
+    _expect_selection(
+        solver, "one job too big", SelectionProblem(capacities=[5, 5], demands=[[3, 7]]), ()
+    )
 
 
 def check_everything_fits(solver) -> None:
     demands = [[1, 2], [3, 1], [2, 2], [1, 1]]
-    _expect_selection(solver, "everything fits (M=2)", SelectionProblem(capacities=[10, 10], demands=demands), (0, 1, 2, 3))
     _expect_selection(
-        solver, "everything fits (M=1)",
-        SelectionProblem(capacities=[10, 10], demands=demands, objectives=[[1, 1, 1, 1]]), (0, 1, 2, 3),
+        solver,
+        "everything fits (M=2)",
+        SelectionProblem(capacities=[10, 10], demands=demands),
+        (0, 1, 2, 3),
+    )
+    _expect_selection(
+        solver,
+        "everything fits (M=1)",
+        SelectionProblem(capacities=[10, 10], demands=demands, objectives=[[1, 1, 1, 1]]),
+        (0, 1, 2, 3),
     )
 
 
 def check_nothing_fits(solver) -> None:
     demands = [[6, 1], [1, 9], [7, 7]]
-    _expect_selection(solver, "nothing fits (M=2)", SelectionProblem(capacities=[5, 5], demands=demands), ())
     _expect_selection(
-        solver, "nothing fits (M=1)",
-        SelectionProblem(capacities=[5, 5], demands=demands, objectives=[[1, 2, 3]]), (),
+        solver, "nothing fits (M=2)", SelectionProblem(capacities=[5, 5], demands=demands), ()
+    )
+    _expect_selection(
+        solver,
+        "nothing fits (M=1)",
+        SelectionProblem(capacities=[5, 5], demands=demands, objectives=[[1, 2, 3]]),
+        (),
     )
 
 

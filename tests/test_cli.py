@@ -50,7 +50,7 @@ def test_solve_with_parameters_records_the_id(capsys):
         ('{"capacities": [1, 2], "demands": [[1, 2], [3, -1]]}', "demands[1][1]"),
         ('{"capacities": [1, 2]}', "demands"),
         ('{"capacities": [1, 2], "demands": [[1, 2]], "colour": 3}', "colour"),
-        ('[1, 2]', "JSON object"),
+        ("[1, 2]", "JSON object"),
     ],
 )
 def test_bad_problem_file_gives_one_clear_line(capsys, tmp_path, content, expected):
@@ -109,7 +109,11 @@ def test_check_solver_bad_target(capsys):
 
 def test_console_script_is_installed():
     exe = Path(sys.executable).with_name("schedbench")
-    result = subprocess.run([str(exe), "solve", str(TABLE1), "--solver", "naive"],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [str(exe), "solve", str(TABLE1), "--solver", "naive"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["selected"] == [0, 3]

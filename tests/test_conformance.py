@@ -49,7 +49,9 @@ class ForgetsMustInclude(BaseSolver):
     def solve(self, problem, budget):
         free = [i for i in range(problem.w) if i not in problem.must_include]
         stripped = SelectionProblem(
-            capacities=problem.capacities, demands=problem.demands[free], objectives=problem.objectives[:, free]
+            capacities=problem.capacities,
+            demands=problem.demands[free],
+            objectives=problem.objectives[:, free],
         )
         d = NaiveSolver().solve(stripped, budget)
         sel = tuple(free[i] for i in d.selected)

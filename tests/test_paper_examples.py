@@ -89,9 +89,7 @@ def test_table1_decision_maker_picks_j2_to_j5(name):
 
 def two_resource_problem(scales, w=6) -> SelectionProblem:
     """A window of w jobs whose Pareto points are given by hand; only M, w and scales matter."""
-    return SelectionProblem(
-        capacities=[1000, 1000], demands=[[1, 1]] * w, objective_scales=scales
-    )
+    return SelectionProblem(capacities=[1000, 1000], demands=[[1, 1]] * w, objective_scales=scales)
 
 
 def pick(problem, points):
@@ -232,7 +230,9 @@ def run_problem() -> SelectionProblem:
     c = np.array([j[0] for j in jobs], dtype=float)
     bb = np.array([j[1] for j in jobs], dtype=float)
     return SelectionProblem(
-        capacities=[10, 10], demands=np.column_stack([c, bb]), objectives=[c * bb],
+        capacities=[10, 10],
+        demands=np.column_stack([c, bb]),
+        objectives=[c * bb],
         resources=("nodes", "bb_tb"),
     )
 

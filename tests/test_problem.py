@@ -190,7 +190,8 @@ def test_empty_window_is_allowed():
 
 def test_fractional_values_are_allowed():
     p = SelectionProblem(
-        capacities=[2.5, 0.75], demands=[[0.25, 0.5], [1.5, 0.25], [1.0, 0.1]],
+        capacities=[2.5, 0.75],
+        demands=[[0.25, 0.5], [1.5, 0.25], [1.0, 0.1]],
         objectives=[[0.5, -0.25, 1 / 3]],
     )
     assert not p.is_integral
@@ -350,7 +351,8 @@ def test_fingerprint_is_stable_and_content_sensitive():
     assert same.fingerprint() == fp
 
     base = dict(
-        capacities=[100, 100], demands=[[80, 20], [10, 85], [40, 5], [10, 0], [20, 0]],
+        capacities=[100, 100],
+        demands=[[80, 20], [10, 85], [40, 5], [10, 0], [20, 0]],
         resources=("nodes", "bb_tb"),
     )
     variants = [
@@ -375,7 +377,11 @@ def test_fingerprint_is_stable_across_processes():
         " resources=('nodes','bb_tb')).fingerprint())"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "12345", "PATH": ""},
     )
     assert out.stdout.strip() == table1().fingerprint()
@@ -491,9 +497,13 @@ def test_decision_pareto_ties_sorted_by_selection():
 
 def test_decision_to_dict_is_json():
     d = Decision(
-        Status.OPTIMAL, selected=(1, 2), objectives=(80.0, 90.5),
+        Status.OPTIMAL,
+        selected=(1, 2),
+        objectives=(80.0, 90.5),
         pareto=[((0, 4), (100.0, 20.0)), ((1, 2), (80.0, 90.5))],
-        stats={"states": 3, "ratio": 2.0}, notes=("n",), solver="dp",
+        stats={"states": 3, "ratio": 2.0},
+        notes=("n",),
+        solver="dp",
     )
     data = json.loads(json.dumps(d.to_dict()))
     assert data["status"] == "optimal"

@@ -36,7 +36,8 @@ def _values(draw, kind: str, n: int, high: int) -> list[float]:
     return draw(
         st.lists(
             st.floats(0, high, allow_nan=False, allow_infinity=False, allow_subnormal=False),
-            min_size=n, max_size=n,
+            min_size=n,
+            max_size=n,
         )
     )
 
@@ -92,9 +93,7 @@ def brute_force_values(p: SelectionProblem) -> np.ndarray:
 def front(values: np.ndarray) -> np.ndarray:
     """Distinct non-dominated rows (maximisation), sorted."""
     values = np.unique(values, axis=0)
-    keep = [
-        not np.any(np.all(values >= v, axis=1) & np.any(values > v, axis=1)) for v in values
-    ]
+    keep = [not np.any(np.all(values >= v, axis=1) & np.any(values > v, axis=1)) for v in values]
     return values[keep]
 
 
@@ -204,7 +203,9 @@ def test_heuristics_are_feasible_and_never_beat_the_optimum(case):
         check_answer(p, d)
         assert set(p.must_include) <= set(d.selected)
         if p.M == 1:
-            assert d.objectives[0] <= optimum.objectives[0] + 1e-9 * (1 + abs(optimum.objectives[0]))
+            assert d.objectives[0] <= optimum.objectives[0] + 1e-9 * (
+                1 + abs(optimum.objectives[0])
+            )
         else:
             # No heuristic answer strictly dominates a point of the exact front... and the exact
             # front weakly covers the heuristic's answer.

@@ -227,5 +227,5 @@ def test_timed_solve_rejects_non_decisions():
         def solve(self, problem, budget):
             return {"selected": []}
 
-    with pytest.raises(TypeError, match="'bad'.*dict"):
+    with pytest.raises(TypeError, match=r"'bad'.*dict"):
         timed_solve(Bad(), window(1), Budget(1))
