@@ -75,10 +75,12 @@ class ExhaustiveSolver(BaseSolver):
         front_masks = np.zeros(0, dtype=np.int64)
         status = Status.OPTIMAL
         trace: list[tuple[float, list[float]]] = []
+        blocks = 0
         for high in range(high_table.shape[0]):
             if high and clock.expired():
                 status = Status.TIMEOUT
                 break
+            blocks += 1
             block = low_table + high_table[high]
             ok = np.all(block[:, :k] <= limit, axis=1)
             idx = np.flatnonzero(ok)
@@ -106,5 +108,5 @@ class ExhaustiveSolver(BaseSolver):
             status,
             selections,
             trace=trace,
-            stats={"subsets": (high + 1) * low_table.shape[0] if w else 1},
+            stats={"subsets": blocks * low_table.shape[0]},
         )
