@@ -14,7 +14,24 @@ from solvers.naive import NaiveSolver
 from solvers.registry import known_solvers, make_solver
 from solvers.testing import CHECKS, parametrize_conformance, run_conformance
 
-BUILTINS = [make_solver(name) for name in ("naive", "binpack", "exhaustive", "dp")]
+BUILTINS = [
+    make_solver(name)
+    for name in (
+        "naive",
+        "binpack",
+        "exhaustive",
+        "dp",
+        "cpsat",
+        "weighted",
+        "weighted-cpu",
+        "weighted-bb",
+        "constrained",
+        "constrained-cpu",
+        "constrained-bb",
+        "constrained-ssd",
+    )
+]
+BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))
 # Coarse units small enough that the checks' tiny problems still fit when rounded up.
 BUILTINS.append(make_solver("dp", {"unit_nodes": 2, "unit_bb": 2}))
 

@@ -1,0 +1,169 @@
+"""Readers for the classic 0-1 knapsack benchmark files, as ``SelectionProblem`` s.
+
+* OR-Library multidimensional knapsack (``mknap1.txt``, Beasley): the number of instances, then
+  per instance ``n m opt``, the n profits, the m × n constraint matrix row by row and the m
+  capacities, all whitespace separated. Maximise profit · x subject to A x <= b.
+* Zitzler–Thiele (1999) multi-objective knapsack (``knapsack.100.2``): for each knapsack k a
+  ``knapsack k:`` block with ``capacity: +C`` and, per item, ``weight: +w`` and ``profit: +p``.
+  Objective k is Σ profit_k x (maximised), constraint k is Σ weight_k x <= capacity_k. The
+  ``.pareto`` file lists the exact front, one ``f1 f2 ...`` point per line.
+
+Errors name the file and, where there is one, the line and what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simcore.errors import ProblemError
+from simcore.problem import SelectionProblem
+
+
+@dataclass(frozen=True, slots=True)
+class KnownOptimum:
+    """A benchmark problem with the optimum its source reports."""
+
+    name: str
+    problem: SelectionProblem
+    optimum: float
+
+
+def _tokens(path: Path) -> list[tuple[str, int]]:
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        out.extend((tok, number) for tok in line.split())
+    return out
+
+
+def read_mknap(path: str | Path) -> list[KnownOptimum]:
+    """Every instance of an OR-Library ``mknap`` file, with its reported optimum."""
+    path = Path(path)
+    tokens = _tokens(path)
+    pos = 0
+
+    def take(count: int, what: str) -> list[float]:
+        nonlocal pos
+        if pos + count > len(tokens):
+            line = tokens[-1][1] if tokens else 1
+            raise ProblemError(
+                f"line {line}", f"{count} more numbers ({what})", "end of file", source=str(path)
+            )
+        chunk = tokens[pos : pos + count]
+        pos += count
+        values = []
+        for tok, line in chunk:
+            try:
+                values.append(float(tok))
+            except ValueError:
+                raise ProblemError(
+                    f"line {line}", f"a number ({what})", tok, source=str(path)
+                ) from None
+        return values
+
+    (count,) = take(1, "the number of instances")
+    instances = []
+    for index in range(int(count)):
+        n, m, opt = take(3, f"instance {index + 1}: n m opt")
+        n, m = int(n), int(m)
+        profits = take(n, f"instance {index + 1}: {n} profits")
+        rows = [take(n, f"instance {index + 1}: constraint row {r + 1}") for r in range(m)]
+        capacities = take(m, f"instance {index + 1}: {m} capacities")
+        problem = SelectionProblem(
+            capacities=capacities,
+            demands=np.array(rows).T if n else np.zeros((0, m)),
+            objectives=[profits],
+            resources=tuple(f"c{r + 1}" for r in range(m)),
+            objective_names=("profit",),
+        )
+        instances.append(KnownOptimum(f"{path.name}#{index + 1}", problem, opt))
+    if pos != len(tokens):
+        raise ProblemError(
+            f"line {tokens[pos][1]}",
+            "end of file after the last instance",
+            tokens[pos][0],
+            source=str(path),
+        )
+    return instances
+
+
+_ZT_LINE = re.compile(
+    r"^\s*(knapsack|capacity|item|weight|profit)\b\s*(\d*)\s*:\s*([+-]?\d+(?:\.\d+)?)?\s*$"
+)
+
+
+def read_zitzler_thiele(path: str | Path) -> SelectionProblem:
+    """A Zitzler–Thiele multi-objective knapsack: objective k = profits of knapsack k."""
+    path = Path(path)
+    knapsacks: list[dict] = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line == "=" or line.startswith("knapsack problem specification"):
+            continue
+        match = _ZT_LINE.match(line)
+        if not match:
+            raise ProblemError(
+                f"line {number}",
+                "'knapsack k:', 'capacity: +C', 'item i:', 'weight: +w' or 'profit: +p'",
+                line,
+                source=str(path),
+            )
+        key, _index, value = match.groups()
+        if key == "knapsack":
+            knapsacks.append({"capacity": None, "weight": [], "profit": []})
+            continue
+        if not knapsacks:
+            raise ProblemError(
+                f"line {number}", "a 'knapsack k:' header first", line, source=str(path)
+            )
+        if key == "item":
+            continue
+        if value is None:
+            raise ProblemError(f"line {number}", f"a number after '{key}:'", line, source=str(path))
+        if key == "capacity":
+            knapsacks[-1]["capacity"] = float(value)
+        else:
+            knapsacks[-1][key].append(float(value))
+    if not knapsacks:
+        raise ProblemError("(file)", "at least one 'knapsack k:' block", None, source=str(path))
+    sizes = {len(k["weight"]) for k in knapsacks} | {len(k["profit"]) for k in knapsacks}
+    if len(sizes) != 1 or any(k["capacity"] is None for k in knapsacks):
+        raise ProblemError(
+            "(file)",
+            "every knapsack with a capacity and the same number of items",
+            sorted(sizes),
+            source=str(path),
+        )
+    return SelectionProblem(
+        capacities=[k["capacity"] for k in knapsacks],
+        demands=np.array([k["weight"] for k in knapsacks]).T,
+        objectives=[k["profit"] for k in knapsacks],
+        resources=tuple(f"knapsack{i + 1}" for i in range(len(knapsacks))),
+        objective_names=tuple(f"profit{i + 1}" for i in range(len(knapsacks))),
+    )
+
+
+def read_front(path: str | Path) -> np.ndarray:
+    """A ``.pareto`` file: one objective vector per line (n × M)."""
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append([float(x) for x in line.split()])
+        except ValueError:
+            raise ProblemError(
+                f"line {number}", "numbers separated by spaces", line.strip(), source=str(path)
+            ) from None
+        if len(rows[-1]) != len(rows[0]):
+            raise ProblemError(
+                f"line {number}",
+                f"{len(rows[0])} numbers like line 1",
+                len(rows[-1]),
+                source=str(path),
+            )
+    return np.array(rows)
