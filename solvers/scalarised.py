@@ -11,7 +11,8 @@ objectives (one Pareto point), so they compare with the multi-objective solvers 
 * ``constrained``: maximise one objective under every resource constraint ("optimize utilization
   of one resource and treat other resources as constraints", §1). Presets: ``constrained-cpu``
   (objective 0, nodes), ``constrained-bb`` (objective 1), ``constrained-ssd`` (objective 2, the
-  local-SSD utilisation of §5). Ties between equal optima are left to the engine.
+  local-SSD utilisation of §5). Ties are broken by the other objectives' utilisation, so the
+  answer is a Pareto point (``lexicographic_objective``).
 
 Exactness of the weighted objective: with decimal weights and integral scales and objectives, the
 sum is rescaled to whole numbers — Σ_i round(weight_i · 10^d) · (Π_{k≠i} scale_k) · f_i — which
@@ -180,7 +181,31 @@ class ConstrainedSolver(_Scalarised):
         return _Scalarised.supports(self, problem)
 
     def _objective(self, problem: SelectionProblem) -> np.ndarray:
-        return problem.objectives[self.objective]
+        return lexicographic_objective(problem, self.objective)
+
+
+def lexicographic_objective(problem: SelectionProblem, primary: int) -> np.ndarray:
+    """f_primary first, ties broken by the equally weighted utilisation of the other objectives,
+    so the answer is Pareto-optimal (BBSched's Table 1: maximising BB alone ties {J2, J3} with
+    {J2, J3, J4, J5}). Built in whole numbers when the data allow — primary · 10^d · B + secondary
+    with B above any secondary sum — else the primary alone (ties then left to the engine)."""
+    row = problem.objectives[primary]
+    others = [i for i in range(problem.M) if i != primary]
+    if not others:
+        return row
+    sub = SelectionProblem(
+        capacities=problem.capacities,
+        demands=problem.demands,
+        objectives=problem.objectives[others],
+        objective_scales=problem.objective_scales[others],
+    )
+    secondary = weighted_objective(sub, ())
+    d = decimals_needed(row)
+    if d is None or decimals_needed(secondary) != 0:
+        return row
+    bound = float(np.abs(secondary).sum()) + 1.0
+    combined = np.round(row * 10.0**d) * bound + secondary
+    return combined if np.abs(combined).sum() <= MAX_SCALED else row
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -85,3 +85,10 @@ def test_bad_parameters():
     ok, reason = make_solver("constrained-ssd").supports(table1())
     assert not ok and "objective 2" in reason
     assert parse_weights("") == ()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_constrained_breaks_ties_towards_a_pareto_point(engine):
+    # Max BB alone ties {J2, J3} (90 TB, 50 nodes) with {J2, J3, J4, J5} (90 TB, 80 nodes).
+    d = make_solver("constrained-bb", {"engine": engine}).solve(table1(), Budget(10))
+    assert d.objectives == (80.0, 90.0)
