@@ -177,6 +177,12 @@ def sparse_dp(
     peak = 1
     trace: list[tuple[float, list[float]]] = []
     best_seen = -np.inf
+    single = _SingleBound.build(demands[order], limit, gains[0]) if m == 1 else None
+    seed_selection: list[int] = []
+    if single is not None:
+        seed_selection, best_seen = _greedy_single(demands, limit, objectives[0])
+        single.incumbent = best_seen
+        trace.append((clock.elapsed(), [best_seen]))
 
     pace = _Pace(clock)
     for pos, job in enumerate(order):
@@ -199,6 +205,8 @@ def sparse_dp(
         usage, values, parent, taken = usage[keep], values[keep], parent[keep], taken[keep]
         if pair is not None:
             keep = pair.keep(pos + 1, values)
+        elif single is not None:
+            keep = single.keep(pos + 1, usage, values[:, 0])
         else:
             keep = _within_bound(values, remaining[:, pos + 1], cap_obj)
         usage, values, parent, taken = usage[keep], values[keep], parent[keep], taken[keep]
@@ -214,6 +222,8 @@ def sparse_dp(
     else:
         answer = _front_indices(values)
     selections = _trace_back(memo, order, answer)
+    if seed_selection:
+        selections.append(sorted(seed_selection))
     stats = {
         "states_peak": int(peak),
         "states_final": int(values.shape[0]),
@@ -279,6 +289,77 @@ def _unique_rows(rows: np.ndarray) -> np.ndarray:
     first = np.ones(rows.shape[0], dtype=bool)
     first[1:] = np.any(r[1:] != r[:-1], axis=1)
     return np.sort(order[first])
+
+
+class _SingleBound:
+    """Completion bound for one objective: per suffix of the processing order, the most value
+    the remaining jobs can add within x units of a *dense* resource (the one with the smallest
+    integral capacity), by 1-D knapsack DP. A state (usage u, value v) is dropped when
+    v + most(cap − u_dense) <= the incumbent (the best state, or a greedy selection) and it is not
+    the best state itself: none of its completions can do better."""
+
+    MAX_DENSE = 200_000
+
+    def __init__(self, resource: int, dense: np.ndarray, gains: np.ndarray, cap: int):
+        self.resource = resource
+        self.cap = cap
+        self.incumbent = -np.inf
+        w = dense.size
+        most = np.zeros((w + 1, cap + 1))
+        for i in range(w - 1, -1, -1):
+            g, n = most[i + 1], int(dense[i])
+            most[i] = g
+            if n == 0:
+                most[i] = g + gains[i]
+            elif n <= cap:
+                most[i, n:] = np.maximum(g[n:], g[: cap + 1 - n] + gains[i])
+        self.most = most
+
+    @classmethod
+    def build(
+        cls, demands: np.ndarray, limit: np.ndarray, gains: np.ndarray
+    ) -> _SingleBound | None:
+        options = [
+            (np.floor(limit[r]), r)
+            for r in range(limit.size)
+            if np.all(np.mod(demands[:, r], 1) == 0) and np.floor(limit[r]) <= cls.MAX_DENSE
+        ]
+        if not options:
+            return None
+        cap, r = min(options)
+        return cls(r, demands[:, r], gains, int(cap))
+
+    def keep(self, suffix: int, usage: np.ndarray, values: np.ndarray) -> np.ndarray:
+        best = max(self.incumbent, float(values.max())) if values.size else self.incumbent
+        room = np.clip(self.cap - usage[:, self.resource].astype(np.int64), 0, self.cap)
+        upper = values + self.most[suffix][room]
+        # The best state always stays (even below a greedy incumbent): the state set is never
+        # empty and the final answer always has a traced-back candidate.
+        first_best = np.zeros(values.size, dtype=bool)
+        first_best[int(np.argmax(values))] = True
+        return np.flatnonzero((upper > best) | first_best)
+
+
+def _greedy_single(
+    demands: np.ndarray, limit: np.ndarray, values: np.ndarray
+) -> tuple[list[int], float]:
+    """Best of a few greedy fills (by value per normalised size, and by value): an incumbent."""
+    scale = np.where(limit > 0, limit, 1.0)
+    size = (demands / scale).sum(axis=1)
+    w = values.size
+    best_sel: list[int] = []
+    best = 0.0
+    for key in (values / np.maximum(size, 1e-12), values):
+        used = np.zeros(limit.size)
+        chosen = []
+        for j in np.lexsort((np.arange(w), -key)).tolist():
+            if values[j] > 0 and np.all(used + demands[j] <= limit):
+                used += demands[j]
+                chosen.append(j)
+        total = float(values[chosen].sum()) if chosen else 0.0
+        if total > best:
+            best, best_sel = total, chosen
+    return best_sel, best
 
 
 def _within_bound(values: np.ndarray, still: np.ndarray, cap_obj: np.ndarray | None) -> np.ndarray:
