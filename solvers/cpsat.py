@@ -63,7 +63,7 @@ class CPSATSolver(BaseSolver):
 
     name = "cpsat"
     summary = (
-        "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (weighted sum + dominance cuts)"
+        "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (ε-constraint; cuts for M>=3)"
     )
 
     def __post_init__(self) -> None:

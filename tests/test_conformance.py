@@ -22,6 +22,8 @@ BUILTINS = [
         "exhaustive",
         "dp",
         "cpsat",
+        "ga",
+        "moo",
         "weighted",
         "weighted-cpu",
         "weighted-bb",

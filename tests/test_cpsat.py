@@ -80,8 +80,7 @@ def test_zitzler_thiele_front_exactly():
     found = sorted(p.objectives for p in d.pareto)
     expected = sorted(map(tuple, front.tolist()))
     assert len(expected) == 121
-    # Every point found is exact, whatever the status; with status optimal, all are found.
-    assert set(found) <= set(expected)
+    # Under 'timeout' the last point may be an unproven incumbent; 'optimal' means all proven.
     assert d.status == Status.OPTIMAL, f"{len(found)} of 121 points before the deadline"
     assert found == expected
 

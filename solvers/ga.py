@@ -1,0 +1,484 @@
+"""``ga``: BBSched's multi-objective genetic algorithm, as the paper describes it (§3.2.2–3.2.3).
+
+The algorithm (paper's words in quotes)
+---------------------------------------
+* A chromosome is a binary vector over the window: gene j = 1 if job j is selected (§3.2.1).
+* "The first generation is initialized randomly": every gene of the ``population`` (P)
+  chromosomes is 0 or 1 with probability 1/2; every chromosome starts with age 0.
+* Each generation:
+
+  - **crossover** — "generates two children by randomly selecting two parents from the previous
+    generation and swapping genes of parents at a random position": parents a != b uniform over
+    the population, a cut c uniform in 1..w-1, children a[:c] + b[c:] and b[:c] + a[c:].
+    *Choice:* P children per generation (⌈P/2⌉ crossovers; the last second child is dropped when
+    P is odd), following the complexity analysis (§3.3: crossover, mutation and selection are
+    "operated on P chromosomes" per iteration) and Figure 3, where the crossover of the previous
+    generation yields as many children as there are parents. ``children`` changes it (2 = one
+    crossover per generation, a steady-state GA).
+  - **mutation** — "with a low probability p_m, the genes of the children are bit flipped":
+    each gene of each child flips independently with probability ``mutation`` (p_m). Drawn as
+    geometric gaps between flips, which is the same process as one draw per gene.
+  - **selection** — parents and children together are split into "Pareto solutions in Set 1 and
+    the rest in Set 2. If Set 1 has less than P chromosomes, all the chromosomes in Set 1 are
+    passed to the next generation and then chromosomes in Set 2 (newer chromosomes have higher
+    priorities). If Set 1 has more than P chromosomes, we select those with newer ages." Then
+    "the ages of chromosomes are increased by 1" (children are born with age 0).
+
+* "When the number of generations reaches a predefined threshold G ... the chromosomes in Set 1
+  in the final generation form a Pareto set."
+
+Defaults are the paper's (§3.2.3, §4.3): P = 20, G = 500, p_m = 0.05 % = 0.0005.
+
+Where the paper is silent (choices made here, tested in ``tests/test_ga_moo.py``)
+---------------------------------------------------------------------------------
+* **Infeasible chromosomes** (over some capacity) are kept, not repaired, and are never Pareto:
+  Set 1 is the non-dominated set *of the feasible chromosomes*. In Set 2 they rank after every
+  feasible chromosome; among themselves (``infeasible="violation"``, the default) the one with
+  the least violation first — the sum over resources of the excess over the capacity divided by
+  the capacity — ties to the newest (Deb's constraint-domination rule, 2000). With
+  ``infeasible="age"`` they go newest first like the rest of Set 2, the paper read literally;
+  then a random first generation, almost all infeasible on real windows (half the jobs of a
+  window of 20 need several times the free nodes), feels no pull towards feasibility and the
+  answer is usually empty. The answer holds only feasible chromosomes; if the final population
+  has none it is the empty selection (always feasible), with a note.
+* **Dominance** is Pareto dominance on all M objectives of ``problem.objectives`` (any M >= 1;
+  M = 1 makes Set 1 the best feasible chromosomes); feasibility is checked on all K resources.
+* **Copies**: Set 1 is a set of *solutions*, so of identical chromosomes only the newest is in
+  Set 1 and the other copies go to Set 2. (Counting every copy as Pareto, which the words also
+  allow, lets copies of one point fill Set 1 and push the other front points out: on BBSched's
+  Table 1 the final population then often holds one point of the two-point front.) Different
+  chromosomes with equal objective vectors are all Pareto.
+* **Ties in age** (chromosomes born in the same generation) go to the one earlier in the pool:
+  children in the order they were made, survivors in the order they survived. No random
+  tie-breaking, so the run depends only on the seed.
+* **Randomness**: one SplitMix64 stream seeded from ``budget.seed`` (``solvers._numba_rng``);
+  the same seed gives the same answer.
+
+Speed and deadline
+------------------
+The generation loop is a numba kernel (``@njit(cache=True)``, compiled by ``warm_up()``), run
+in chunks of generations between which the deadline is checked; a chunk is sized from the
+measured time per generation to take at most a quarter of the remaining time (and 20 ms). On
+expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
+``feasible`` (a heuristic, never ``optimal``).
+
+Measured (``bench/moo_quality.py``, 20 seeds of ``theta_window`` per w, a loaded 2-CPU Xeon):
+median 4.3 / 6.1 / 9.9 ms at w = 20 / 50 / 100 (about 2–3 ms of CPU at w = 20); share of the
+exact front found 9 % at w = 20 and 0 at w = 50 and 100. It gets near the front but rarely onto
+it: the burst-buffer value of a front point often hinges on one small job. ``moo`` is the strong
+search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from simcore.pareto import nondominated_mask
+from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from solvers._numba_rng import geometric_gap, new_state, next_u64, randint
+from solvers.base import Answer, BaseSolver, Clock, param
+
+
+def kernel_limit(problem: SelectionProblem) -> np.ndarray:
+    """The capacities the kernels test sums against: half the feasibility slack of
+    ``simcore.problem`` (``capacity_slack``), so that a selection a kernel accepts also passes
+    the exact check in ``solve`` even if the two sum fractional demands in a different order."""
+    return problem.capacities + 0.5 * capacity_slack(problem.capacities)
+
+
+#: Longest a chunk of generations may run before the deadline is checked again (seconds).
+_MAX_CHUNK_S = 0.02
+#: The first chunk is sized from a guess of the cost of a generation (seconds per child gene),
+#: to run for about _FIRST_CHUNK_S; later chunks from the measured cost.
+_FIRST_CHUNK_S, _GUESS_S_PER_GENE = 0.002, 20e-9
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GASolver(BaseSolver):
+    population: int = param(20, "population size P (BBSched §4.3: 20)")
+    generations: int = param(500, "number of generations G (BBSched §4.3: 500)")
+    mutation: float = param(0.0005, "bit-flip probability p_m per gene of a child (0.05 %)")
+    children: int = param(0, "children per generation (two per crossover); 0 = P")
+    infeasible: str = param(
+        "violation",
+        "rank of infeasible chromosomes in Set 2, after all feasible ones: 'violation' (least "
+        "excess over the capacities first; Deb 2000) or 'age' (newest first, as the paper's Set 2)",
+    )
+
+    name = "ga"
+    summary = (
+        "BBSched's genetic MOO algorithm (§3.2.2), faithful; any K, M; heuristic, seeded; numba"
+    )
+
+    def __post_init__(self) -> None:
+        self._require(
+            isinstance(self.population, int)
+            and not isinstance(self.population, bool)
+            and self.population >= 2,
+            "population",
+            "an integer >= 2",
+        )
+        self._require(
+            isinstance(self.generations, int)
+            and not isinstance(self.generations, bool)
+            and self.generations >= 0,
+            "generations",
+            "an integer >= 0",
+        )
+        self._require(
+            isinstance(self.mutation, (int, float))
+            and not isinstance(self.mutation, bool)
+            and 0.0 <= self.mutation <= 1.0,
+            "mutation",
+            "a probability in [0, 1]",
+        )
+        self._require(
+            isinstance(self.children, int)
+            and not isinstance(self.children, bool)
+            and self.children >= 0,
+            "children",
+            "an integer >= 0 (0 = the population size)",
+        )
+        self._require(self.infeasible in ("violation", "age"), "infeasible", "'violation' or 'age'")
+
+    @property
+    def n_children(self) -> int:
+        return self.children or self.population
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
+        tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
+        state = _GAState.start(tiny, self.population, self.n_children, 0)
+        state.run(2, self.mutation, self.infeasible == "violation")
+
+    def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
+        if problem.w == 0:
+            return Answer(Status.FEASIBLE, [[]])
+        state = _GAState.start(problem, self.population, self.n_children, budget.seed)
+        status = Status.FEASIBLE
+        trace: list[tuple[float, list[float]]] = []
+        guess = _GUESS_S_PER_GENE * self.n_children * problem.w
+        first_s = min(_FIRST_CHUNK_S, 0.25 * max(clock.remaining(), 0.0))
+        done, chunk = 0, max(1, int(first_s / guess))
+        while done < self.generations:
+            if clock.expired():
+                status = Status.TIMEOUT
+                break
+            n = min(chunk, self.generations - done)
+            start = clock.elapsed()
+            state.run(n, self.mutation, self.infeasible == "violation")
+            done += n
+            per_generation = max((clock.elapsed() - start) / n, 1e-9)
+            budget_s = min(_MAX_CHUNK_S, 0.25 * max(clock.remaining(), 0.0))
+            chunk = max(1, int(budget_s / per_generation))
+            if problem.M == 1:
+                state.record_best(clock.elapsed(), trace)
+
+        feasible = state.feasible_rows()
+        notes = []
+        if not feasible.size:
+            notes.append(
+                "no feasible chromosome in the final population; answered the empty selection"
+            )
+        stats = {
+            "generations": done,
+            "evaluations": self.population + self.n_children * done,
+            "feasible_in_population": int(feasible.size),
+        }
+        selections = state.set1_selections()
+        return Answer(status, selections, trace=trace, stats=stats, notes=notes)
+
+
+@dataclass(slots=True)
+class _GAState:
+    """The population between kernel calls: arrays of 2P rows (population and children) that the
+    kernels update in place; ``members`` lists the population's rows."""
+
+    genes: np.ndarray  # 2P × w, uint8: genes[i, j] = 1 if chromosome i selects job j
+    age: np.ndarray  # 2P, int64
+    value: np.ndarray  # 2P × M objective vectors
+    usage: np.ndarray  # 2P × K resource usage
+    feasible: np.ndarray  # 2P, bool
+    violation: np.ndarray  # 2P: total excess over the capacities, relative to each capacity
+    members: np.ndarray  # P row indices, in (age, position) order
+    prob: tuple  # (demands w × K, gains w × M = objectives transposed, limit K, scale K)
+    rng: np.ndarray
+    skip: np.ndarray  # genes left before the next mutation (geometric gap)
+
+    @classmethod
+    def start(
+        cls, problem: SelectionProblem, population: int, children: int, seed: int
+    ) -> _GAState:
+        # Writable C-contiguous copies: numba compiles one specialisation for these types.
+        prob = (
+            np.array(problem.demands, dtype=np.float64, order="C"),
+            np.array(problem.objectives.T, dtype=np.float64, order="C"),
+            kernel_limit(problem),
+            np.where(problem.capacities > 0, problem.capacities, 1.0),
+        )
+        n, w = population + children, problem.w
+        state = cls(
+            genes=np.zeros((n, w), np.uint8),
+            age=np.zeros(n, np.int64),
+            value=np.zeros((n, problem.M)),
+            usage=np.zeros((n, problem.K)),
+            feasible=np.zeros(n, np.bool_),
+            violation=np.zeros(n),
+            members=np.arange(population, dtype=np.int64),
+            prob=prob,
+            rng=new_state(seed),
+            skip=np.zeros(1, np.int64),
+        )
+        _ga_init(state.arrays(), prob, population, state.rng)
+        return state
+
+    def arrays(self) -> tuple:
+        return (
+            self.genes,
+            self.age,
+            self.value,
+            self.usage,
+            self.feasible,
+            self.violation,
+            self.members,
+        )
+
+    def run(self, generations: int, mutation: float, by_violation: bool) -> None:
+        if generations == 0:
+            return
+        log_keep = -np.inf if mutation >= 1.0 else float(np.log1p(-mutation))
+        _ga_generations(
+            self.arrays(), self.prob, generations, log_keep, by_violation, self.rng, self.skip
+        )
+
+    def feasible_rows(self) -> np.ndarray:
+        return self.members[self.feasible[self.members]]
+
+    def set1_selections(self) -> list[list[int]]:
+        """Set 1 of the population: its distinct feasible chromosomes that no feasible chromosome
+        dominates (all of them when several share an objective vector; ``solve`` keeps one per
+        vector, the one holding the earlier jobs)."""
+        rows = self.feasible_rows()
+        if not rows.size:
+            return []
+        values = self.value[rows]
+        front = {tuple(v) for v in values[nondominated_mask(values)]}
+        chosen = {
+            tuple(np.flatnonzero(self.genes[row]).tolist())
+            for row, v in zip(rows, values, strict=True)
+            if tuple(v) in front
+        }
+        return [list(sel) for sel in sorted(chosen)]
+
+    def record_best(self, now: float, trace: list[tuple[float, list[float]]]) -> None:
+        rows = self.feasible_rows()
+        if rows.size:
+            best = float(self.value[rows, 0].max())
+            if not trace or best > trace[-1][1][0]:
+                trace.append((now, [best]))
+
+
+# -- numba kernels ---------------------------------------------------------------------------------
+@njit(cache=True)
+def _ga_init(pop, prob, population, rng):
+    """The random first generation in rows 0..P-1: every gene 0 or 1 with probability 1/2."""
+    genes, value, usage, feasible, violation = pop[0], pop[2], pop[3], pop[4], pop[5]
+    demands, gains, limit, scale = prob
+    w, k = demands.shape
+    m = gains.shape[1]
+    for row in range(population):
+        value[row] = 0.0
+        usage[row] = 0.0
+        for j in range(w):
+            gene = np.uint8(next_u64(rng) >> np.uint64(63))
+            genes[row, j] = gene
+            if gene:
+                for r in range(k):
+                    usage[row, r] += demands[j, r]
+                for i in range(m):
+                    value[row, i] += gains[j, i]
+        feasible[row] = _check(usage, row, limit, scale, violation)
+
+
+@njit(cache=True)
+def _ga_generations(pop, prob, n_gen, log_keep, by_violation, rng, skip):
+    """Run ``n_gen`` generations in place (crossover, mutation, selection, ageing; module doc).
+
+    ``pop`` = (genes, age, value, usage, feasible, violation, members): arrays of 2P rows, the
+    population (rows ``members``, in (age, position) order) and room for the P children, so
+    survivors are never copied. ``prob`` = (demands, gains, limit, scale); ``by_violation``: rank
+    infeasible chromosomes by violation (else by age); ``skip``: genes left before the next
+    mutation.
+    """
+    genes, age, value, usage, feasible, violation, members = pop
+    demands, gains, limit, scale = prob
+    n, w = genes.shape
+    p = members.shape[0]
+    n_children = n - p
+    m = value.shape[1]
+    k = usage.shape[1]
+    in_population = np.zeros(n, np.bool_)
+    rank = np.empty(n, np.int64)  # 0: Set 1; 1: Set 2 feasible; 2: Set 2 infeasible
+    seq = np.empty(n, np.int64)
+    set1 = np.empty(n, np.int64)
+    survive = np.empty(n, np.bool_)
+    bad = np.empty(n, np.int64)
+    gap = skip[0]
+
+    for _ in range(n_gen):
+        # The pool in (age, position) order: the children (age 0, in the order made) in the
+        # free rows, then the population, which is stored in that order already.
+        in_population[:] = False
+        for i in range(p):
+            in_population[members[i]] = True
+            seq[n_children + i] = members[i]
+        c = 0
+        for row in range(n):
+            if not in_population[row]:
+                seq[c] = row
+                c += 1
+
+        # Crossover of two random parents at one random position, then bit-flip mutation.
+        c = 0
+        while c < n_children:
+            ia = randint(rng, p)
+            ib = randint(rng, p - 1)
+            if ib >= ia:
+                ib += 1
+            a = members[ia]
+            b = members[ib]
+            cut = 1 + randint(rng, w - 1) if w >= 2 else 0
+            for first, second in ((a, b), (b, a)):
+                if c >= n_children:
+                    break
+                row = seq[c]
+                for r in range(k):
+                    usage[row, r] = 0.0
+                for i in range(m):
+                    value[row, i] = 0.0
+                for j in range(w):
+                    gene = genes[first, j] if j < cut else genes[second, j]
+                    if gap == 0:
+                        gene ^= np.uint8(1)
+                        gap = geometric_gap(rng, log_keep)
+                    else:
+                        gap -= 1
+                    genes[row, j] = gene
+                    if gene:
+                        for r in range(k):
+                            usage[row, r] += demands[j, r]
+                        for i in range(m):
+                            value[row, i] += gains[j, i]
+                feasible[row] = _check(usage, row, limit, scale, violation)
+                age[row] = 0
+                c += 1
+
+        # Set 1: feasible chromosomes no feasible chromosome dominates, one copy of each (the
+        # newest). Built in one pass over seq; a member dominated by a later candidate is
+        # dropped from Set 1 when that one arrives (domination is transitive, so checking a
+        # candidate against the current Set 1 suffices).
+        n1 = 0
+        for s in range(n):
+            i = seq[s]
+            if not feasible[i]:
+                rank[i] = 2
+                continue
+            rank[i] = 1
+            keep = True
+            for t in range(n1):
+                o = set1[t]
+                if _dom_rows(value, o, i) or _same_rows(value, genes, o, i):
+                    keep = False
+                    break
+            if not keep:
+                continue
+            kept = 0
+            for t in range(n1):
+                o = set1[t]
+                if _dom_rows(value, i, o):
+                    rank[o] = 1
+                else:
+                    set1[kept] = o
+                    kept += 1
+            set1[kept] = i
+            n1 = kept + 1
+            rank[i] = 0
+
+        # Keep P: Set 1 newest first, then feasible Set 2 newest first, then infeasible newest
+        # first; the survivors stay in (age, position) order and grow one generation older.
+        left = p
+        for r in range(2):
+            for s in range(n):
+                if rank[seq[s]] == r:
+                    survive[seq[s]] = left > 0
+                    left -= 1
+        n_bad = 0
+        for s in range(n):
+            if rank[seq[s]] == 2:
+                bad[n_bad] = seq[s]
+                n_bad += 1
+        if by_violation:
+            _sort_by_violation(bad, n_bad, violation)
+        for t in range(n_bad):
+            survive[bad[t]] = left > 0
+            left -= 1
+        i = 0
+        for s in range(n):
+            row = seq[s]
+            if survive[row]:
+                members[i] = row
+                age[row] += 1
+                i += 1
+    skip[0] = gap
+
+
+@njit(cache=True, inline="always")
+def _check(usage, row, limit, scale, violation):
+    """Whether row ``row`` fits the capacities; its total excess over them, each resource's excess
+    divided by its capacity (``scale``), goes into ``violation[row]``."""
+    excess = 0.0
+    for r in range(limit.shape[0]):
+        if usage[row, r] > limit[r]:
+            excess += (usage[row, r] - limit[r]) / scale[r]
+    violation[row] = excess
+    return excess == 0.0
+
+
+@njit(cache=True)
+def _sort_by_violation(rows, n, violation):
+    """Sort rows[:n] by ascending violation, stably (insertion sort; n <= 2P)."""
+    for i in range(1, n):
+        item = rows[i]
+        j = i
+        while j > 0 and violation[rows[j - 1]] > violation[item]:
+            rows[j] = rows[j - 1]
+            j -= 1
+        rows[j] = item
+
+
+@njit(cache=True, inline="always")
+def _dom_rows(value, a, b):
+    """Row a of ``value`` Pareto-dominates row b (maximisation). Indices, not row views: views
+    cost more than the comparison here."""
+    strictly = False
+    for i in range(value.shape[1]):
+        if value[a, i] < value[b, i]:
+            return False
+        if value[a, i] > value[b, i]:
+            strictly = True
+    return strictly
+
+
+@njit(cache=True, inline="always")
+def _same_rows(value, genes, a, b):
+    """Rows a and b hold the same chromosome (objective vectors compared first: cheaper)."""
+    for i in range(value.shape[1]):
+        if value[a, i] != value[b, i]:
+            return False
+    for j in range(genes.shape[1]):  # noqa: SIM110 (an explicit loop compiles in numba)
+        if genes[a, j] != genes[b, j]:
+            return False
+    return True

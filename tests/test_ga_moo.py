@@ -1,0 +1,268 @@
+"""``ga`` (BBSched's genetic algorithm, §3.2.2) and ``moo`` (seeded Pareto local search).
+
+Contract (conformance suite), BBSched's Table 1, determinism, feasibility, deadlines, the choices
+``ga`` documents where the paper is silent, and ``moo`` against ``ga`` and the exact front.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from instances.windows import theta_window
+from simcore.errors import SolverParameterError
+from simcore.problem import Budget, SelectionProblem, Status
+from solvers import moo as moo_module
+from solvers.dp import DPSolver
+from solvers.exhaustive import ExhaustiveSolver
+from solvers.ga import GASolver
+from solvers.moo import MOOSolver
+from solvers.testing import parametrize_conformance, random_problem, table1
+
+TABLE1_FRONT = {(100.0, 20.0), (80.0, 90.0)}
+
+
+def front(decision) -> set[tuple[float, ...]]:
+    return {p.objectives for p in decision.pareto}
+
+
+def assert_valid(problem: SelectionProblem, decision) -> None:
+    """Every selection (chosen and Pareto) fits and carries its own objective vector."""
+    assert decision.status in (Status.FEASIBLE, Status.TIMEOUT), decision.notes
+    for sel, obj in [(decision.selected, decision.objectives)] + [
+        (p.selected, p.objectives) for p in decision.pareto
+    ]:
+        problem.check_selection(sel)
+        assert obj == problem.evaluate(sel)
+
+
+@parametrize_conformance([GASolver(), MOOSolver()])
+def test_conformance(solver, check):
+    check(solver)
+
+
+# -- BBSched Table 1 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [1, 3, 4, 5])
+def test_ga_finds_the_table1_front(seed):
+    d = GASolver().solve(table1(), Budget(seed=seed))
+    assert d.status == Status.FEASIBLE
+    assert front(d) == TABLE1_FRONT
+
+
+def test_ga_finds_the_table1_front_for_most_seeds():
+    # A heuristic: not every seed gets both points. Seed 0 ends on (70, 90) instead of (80, 90):
+    # J4 is lost from the whole population and only a rare mutation could bring it back.
+    # Measured: 6 of seeds 0..9.
+    hits = sum(front(GASolver().solve(table1(), Budget(seed=s))) == TABLE1_FRONT for s in range(10))
+    assert hits >= 5
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_moo_finds_the_table1_front(seed):
+    d = MOOSolver().solve(table1(), Budget(seed=seed))
+    assert d.status == Status.FEASIBLE
+    assert front(d) == TABLE1_FRONT
+    assert d.selected == (1, 2, 3, 4)  # BBSched's decision maker: +70 % BB for -20 % nodes
+
+
+# -- determinism and seeds -------------------------------------------------------------------------
+@pytest.mark.parametrize("solver", [GASolver(), MOOSolver()], ids=["ga", "moo"])
+def test_same_seed_same_answer(solver):
+    problem = theta_window(50, 3)
+    a = solver.solve(problem, Budget(seed=11))
+    b = solver.solve(problem, Budget(seed=11))
+    assert a.same_answer(b)
+    assert dict(a.stats) == dict(b.stats)
+
+
+def test_ga_uses_its_seed():
+    problem = theta_window(20, 0)
+    answers = {tuple(sorted(front(GASolver().solve(problem, Budget(seed=s))))) for s in range(6)}
+    assert len(answers) > 1
+
+
+def test_moo_uses_its_seed():
+    # The kicks draw from the seeded stream: the archives' paths differ even when fronts agree.
+    problem = random_problem(5, 40, 2, 2)
+    stats = {tuple(MOOSolver().solve(problem, Budget(seed=s)).stats.items()) for s in range(4)}
+    assert len(stats) > 1
+
+
+# -- every answer feasible -------------------------------------------------------------------------
+PROBLEMS = [
+    ("theta w=20", theta_window(20, 7)),
+    ("theta w=100", theta_window(100, 7)),
+    ("K=3 M=3", random_problem(21, 30, 3, 3, objectives_are_demands=False)),
+    ("K=2 M=1", random_problem(22, 30, 2, 1, objectives_are_demands=False)),
+    ("fractional", random_problem(23, 25, 2, 2, fractional=True)),
+    ("must_include", random_problem(24, 30, 2, 2, must_include=3)),
+    (
+        "negative objective",
+        SelectionProblem(
+            capacities=[10, 10],
+            demands=[[3, 1], [4, 4], [2, 6], [5, 2], [1, 1]],
+            objectives=[[3, 4, 2, 5, 1], [-1, 2, 3, -2, -4]],
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("label", "problem"), PROBLEMS, ids=[p[0] for p in PROBLEMS])
+@pytest.mark.parametrize("solver", [GASolver(), MOOSolver()], ids=["ga", "moo"])
+def test_every_answer_is_feasible(solver, label, problem):
+    for seed in range(3):
+        d = solver.solve(problem, Budget(seed=seed))
+        assert_valid(problem, d)
+        assert set(problem.must_include) <= set(d.selected)
+
+
+def test_moo_handles_negative_objectives_exactly():
+    # Dropping a job can pay off when an objective is negative: the front needs drop moves.
+    problem = PROBLEMS[-1][1]
+    exact = front(ExhaustiveSolver().solve(problem, Budget()))
+    assert front(MOOSolver().solve(problem, Budget(seed=1))) == exact
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_moo_finds_exact_fronts_of_small_problems(seed):
+    for k, m, demand_obj in ((2, 2, True), (3, 2, False), (2, 3, False), (2, 1, False)):
+        problem = random_problem(100 + seed, 12, k, m, objectives_are_demands=demand_obj)
+        exact = ExhaustiveSolver().solve(problem, Budget())
+        d = MOOSolver().solve(problem, Budget(seed=seed))
+        if m == 1:
+            assert d.objectives == exact.objectives
+        else:
+            assert front(d) == front(exact), (k, m)
+
+
+# -- deadlines --------------------------------------------------------------------------------------
+def test_ga_tiny_deadline_answers_without_raising():
+    solver = GASolver(generations=10**7)
+    solver.warm_up()
+    problem = theta_window(100, 1)
+    for deadline in (1e-6, 1e-3, 0.05):
+        start = time.perf_counter()
+        d = solver.solve(problem, Budget(deadline_s=deadline, seed=1))
+        took = time.perf_counter() - start
+        assert d.status in (Status.TIMEOUT, Status.FEASIBLE)
+        assert d.status == Status.TIMEOUT  # 10^7 generations cannot finish
+        assert_valid(problem, d)
+        assert took < deadline + 0.05
+        assert d.stats["generations"] < 10**7
+
+
+def test_moo_stops_at_the_deadline_with_status_timeout():
+    solver = MOOSolver(kicks=10**9, max_evaluations=10**15, time_limit_s=0)
+    solver.warm_up()
+    problem = theta_window(100, 2)
+    start = time.perf_counter()
+    d = solver.solve(problem, Budget(deadline_s=0.2, seed=1))
+    assert time.perf_counter() - start < 0.3
+    assert d.status == Status.TIMEOUT
+    assert_valid(problem, d)
+
+
+def test_moo_time_limit_is_feasible_with_a_note():
+    solver = MOOSolver(kicks=10**9, time_limit_s=0.05)
+    problem = theta_window(50, 2)
+    d = solver.solve(problem, Budget(seed=1))
+    assert d.status == Status.FEASIBLE
+    assert any("time_limit_s" in n for n in d.notes)
+    assert_valid(problem, d)
+
+
+def test_moo_evaluation_cap_is_deterministic():
+    solver = MOOSolver(max_evaluations=500)
+    problem = theta_window(100, 4)
+    a, b = (solver.solve(problem, Budget(seed=2)) for _ in range(2))
+    assert a.same_answer(b)
+    assert any("max_evaluations" in n for n in a.notes)
+
+
+def test_moo_archive_grows_beyond_its_initial_size(monkeypatch):
+    monkeypatch.setattr(moo_module, "_INITIAL_ARCHIVE", 2)
+    problem = random_problem(31, 40, 2, 2, objectives_are_demands=False)
+    d = MOOSolver().solve(problem, Budget(seed=3))
+    assert_valid(problem, d)
+    assert len(d.pareto) > 8  # several regrowths
+    assert d.same_answer(MOOSolver().solve(problem, Budget(seed=3)))  # regrowth is deterministic
+
+
+# -- ga's documented choices ------------------------------------------------------------------------
+def test_ga_violation_ranking_reaches_feasibility_where_age_ranking_does_not():
+    # A random first generation on a window of 20 is all infeasible; ranking infeasible
+    # chromosomes by age alone (the paper read literally) gives no pull towards feasibility.
+    problem = theta_window(20, 2)
+    by_violation = GASolver().solve(problem, Budget(seed=0))
+    by_age = GASolver(infeasible="age").solve(problem, Budget(seed=0))
+    assert by_violation.stats["feasible_in_population"] > 0
+    assert by_violation.objectives[0] > 0.9 * problem.capacities[0]
+    assert by_age.stats["feasible_in_population"] == 0
+    assert by_age.selected == ()  # the empty selection, with a note saying why
+    assert any("no feasible chromosome" in n for n in by_age.notes)
+
+
+def test_ga_children_parameter_and_id():
+    solver = GASolver(children=2, population=10)
+    assert solver.id == "ga[children=2,population=10]"
+    d = solver.solve(theta_window(20, 1), Budget(seed=0))
+    assert d.stats["evaluations"] == 10 + 2 * 500
+    assert GASolver().solve(theta_window(20, 1), Budget(seed=0)).stats["evaluations"] == 20 * 501
+
+
+def test_ga_trace_for_one_objective():
+    problem = random_problem(41, 30, 2, 1, objectives_are_demands=False)
+    d = GASolver().solve(problem, Budget(seed=0))
+    values = [t.objectives[0] for t in d.trace]
+    assert values and values == sorted(values) and values[-1] == d.objectives[0]
+
+
+@pytest.mark.parametrize(
+    ("cls", "params"),
+    [
+        (GASolver, {"population": 1}),
+        (GASolver, {"generations": -1}),
+        (GASolver, {"mutation": 1.5}),
+        (GASolver, {"infeasible": "repair"}),
+        (GASolver, {"children": True}),
+        (MOOSolver, {"exchange": 3}),
+        (MOOSolver, {"kicks": -1}),
+        (MOOSolver, {"time_limit_s": -1.0}),
+        (MOOSolver, {"weights": 0}),
+    ],
+)
+def test_bad_parameters_are_rejected(cls, params):
+    with pytest.raises(SolverParameterError, match=next(iter(params))):
+        cls(**params)
+
+
+# -- moo against ga and the exact front ---------------------------------------------------------------
+def test_moo_finds_at_least_as_much_of_the_exact_front_as_ga():
+    exact_points = ga_points = moo_points = 0
+    for seed in range(5):
+        problem = theta_window(20, seed)
+        exact = front(DPSolver().solve(problem, Budget(deadline_s=30)))
+        exact_points += len(exact)
+        ga_points += len(exact & front(GASolver().solve(problem, Budget(seed=seed))))
+        moo_points += len(exact & front(MOOSolver().solve(problem, Budget(seed=seed))))
+    assert moo_points >= ga_points
+    assert moo_points >= 0.8 * exact_points  # measured: 10 of 11 (bench/moo_quality.py)
+
+
+def test_moo_never_reports_a_point_beyond_the_exact_front():
+    for seed in range(3):
+        problem = theta_window(50, seed)
+        exact = np.array(sorted(front(DPSolver().solve(problem, Budget(deadline_s=30)))))
+        for point in front(MOOSolver().solve(problem, Budget(seed=seed))):
+            # weakly dominated by some exact point
+            assert np.any(np.all(exact >= np.array(point), axis=1))
+
+
+@pytest.mark.parametrize("solver", [GASolver(), MOOSolver()], ids=["ga", "moo"])
+def test_fractional_sums_at_the_capacity_fit(solver):
+    # 0.1 + 0.2 = 0.30000000000000004 > 0.3 in floats: within the feasibility slack, so it fits.
+    problem = SelectionProblem(capacities=[0.3, 1.0], demands=[[0.1, 0.5], [0.2, 0.5]])
+    d = solver.solve(problem, Budget(seed=0))
+    assert d.selected == (0, 1)
