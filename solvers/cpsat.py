@@ -20,8 +20,9 @@ Model (the same for every M; data made integral by ``solvers._integral``)::
   literal per objective, no big-M). Each optimum is Pareto-optimal — a point dominating it would be
   in the region with a larger sum — and every front point stays in the region until found, so the
   loop ends (model infeasible) with exactly the front. |front| + 1 solves.
-* For either, if a solve stops unproven the status is ``timeout`` and the points found so far are
-  returned (the base class keeps the non-dominated ones).
+* For either, only proven front points are reported: if a solve stops unproven at the deadline,
+  its incumbent is dropped and the status is ``timeout`` with the points proven so far (every
+  one of them on the exact front).
 
 Fractional data: every resource and objective is scaled by the power of ten that makes it whole
 (``solvers._integral``), which is exact for decimal input such as OR-Library's; when no power up
@@ -62,9 +63,7 @@ class CPSATSolver(BaseSolver):
     linearization: int = param(2, "CP-SAT linearization_level (0-2); 2 helps these knapsacks")
 
     name = "cpsat"
-    summary = (
-        "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (ε-constraint; cuts for M>=3)"
-    )
+    summary = "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (ε-constraint; cuts for M>=3)"
 
     def __post_init__(self) -> None:
         self._require(
@@ -206,12 +205,12 @@ class CPSATSolver(BaseSolver):
                     return
                 if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     return
+                if result == cp_model.FEASIBLE:
+                    return  # unproven at the deadline: maybe not on the front, so not reported
                 chosen = _selected(solver, xs)
                 point = o[:, chosen].sum(axis=1)
                 with lock:
                     end.found.append((clock.elapsed(), chosen, point))
-                    if result == cp_model.FEASIBLE:
-                        return  # unproven (deadline): a candidate, but no basis for the next cut
                     end.last = point
 
         if len(ends) == 1:
@@ -257,13 +256,13 @@ class CPSATSolver(BaseSolver):
             if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 status = Status.TIMEOUT
                 break
+            if result == cp_model.FEASIBLE:
+                status = Status.TIMEOUT  # an unproven point may be dominated: not reported
+                break
             chosen = _selected(solver, x)
             point = data.objectives[:, chosen].sum(axis=1)
             selections.append(chosen)
             trace.append((clock.elapsed(), list(point / data.objective_scale)))
-            if result == cp_model.FEASIBLE:
-                status = Status.TIMEOUT  # an unproven point may be dominated; stop here
-                break
             # Cut off everything weakly dominated by this point: some objective must improve.
             # (An objective with no job contributing is constant and can never improve.)
             varying = [i for i in range(len(f)) if np.any(data.objectives[i])]
