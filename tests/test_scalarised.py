@@ -12,7 +12,7 @@ from solvers.registry import make_solver
 from solvers.scalarised import parse_weights, weighted_objective
 from solvers.testing import random_problem, table1
 
-ENGINES = ["dp", "cpsat"]
+ENGINES = ["dp", "cpsat", "mip-highs"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
