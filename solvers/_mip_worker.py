@@ -12,12 +12,15 @@ Protocol (over a ``multiprocessing`` pipe, plain Python and numpy values only):
 * ``{"op": "probe"}`` → ``{"status": "ok", "cbc": (ok, reason), "highs": (ok, reason),
   "versions": {...}}``
 * ``{"op": "solve", "backend": "cbc" | "highs", "c", "ub", "A", "lo", "hi", "time_limit",
-  "deadline", "threads", "gap_abs", "start", "cbc_options"}`` — maximise ``c·v`` subject to ``lo <= A v <= hi`` and
-  ``0 <= v <= ub``, ``v`` integer — → ``{"status": "optimal" | "feasible" | "timeout" |
-  "infeasible" | "error", "x", "objective", "bound", "time", "trace", "message"}``.
-  ``optimal`` means the solver itself proved it (CBC's solution file says "Optimal", HiGHS's
-  model status is kOptimal) under a relative gap of 0 and the absolute gap ``gap_abs``;
-  ``timeout`` means the time limit stopped it (``x`` is the incumbent, or None).
+  "deadline", "threads", "gap_abs", "start", "cbc_options"}`` — maximise ``c·v`` subject to
+  ``lo <= A v <= hi`` and ``0 <= v <= ub``, ``v`` integer; the time limit is the smaller of
+  ``time_limit`` and ``deadline`` (``time.monotonic``) — → ``{"status": "optimal" | "feasible" |
+  "timeout" | "infeasible" | "error", "x", "objective", "bound", "time", "trace", "message",
+  "proof"}``. ``optimal`` means the solver itself proved it (CBC's solution file says
+  "Optimal", HiGHS's model status is kOptimal) under a relative gap of 0 and the absolute gap
+  ``gap_abs``; ``timeout`` means the time limit stopped it (``x`` is the incumbent, or None);
+  ``proof`` False means neither ``optimal`` nor ``infeasible`` is proven (CBC crashed and the
+  solve was retried with preprocessing on; see ``solvers.mip``).
 * ``{"op": "stop"}`` ends the loop.
 """
 
@@ -27,6 +30,7 @@ import contextlib
 import math
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -46,15 +50,20 @@ _HIGHS_INSTALL = (
 )
 
 
-def serve(conn: Any) -> None:
-    """The worker's main loop: answer requests until "stop" or until the parent goes away."""
+def serve(conn: Any, tmpdir: str | None = None) -> None:
+    """The worker's main loop: answer requests until "stop" or until the parent goes away.
+
+    ``tmpdir`` (made and removed by the parent) receives every temporary file."""
+    if tmpdir:
+        os.environ["TMPDIR"] = tmpdir  # PuLP's MPS and solution files
+        tempfile.tempdir = tmpdir
     if hasattr(os, "setpgrp"):
         # Own process group: Ctrl-C in the parent's terminal does not hit the worker mid-solve,
         # and the parent can kill the worker together with a CBC child it may be running.
         os.setpgrp()
     with contextlib.suppress(ValueError, OSError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _watch_parent()
+    _watch_parent(tmpdir)
     state: dict[str, Any] = {}
     while True:
         try:
@@ -77,10 +86,13 @@ def serve(conn: Any) -> None:
             conn.send(reply)
         except (BrokenPipeError, OSError):
             break
+    if tmpdir:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def _watch_parent() -> None:
-    """Exit (with any CBC child) when the parent dies: re-parenting changes ``getppid()``."""
+def _watch_parent(tmpdir: str | None) -> None:
+    """Exit (with any CBC child, removing ``tmpdir``) when the parent dies: re-parenting changes
+    ``getppid()``."""
     parent = os.getppid()
     if not hasattr(os, "killpg"):
         return
@@ -89,6 +101,8 @@ def _watch_parent() -> None:
         while True:
             time.sleep(0.5)
             if os.getppid() != parent:
+                if tmpdir:
+                    shutil.rmtree(tmpdir, ignore_errors=True)
                 with contextlib.suppress(OSError):
                     os.killpg(os.getpgrp(), signal.SIGKILL)
                 os._exit(1)

@@ -1,5 +1,5 @@
-"""``mip-cbc`` and ``mip-highs``: the selection problem as a 0-1 integer program, built with PuLP and
-solved by CBC or HiGHS in a worker process.
+"""``mip-cbc`` and ``mip-highs``: the selection problem as a 0-1 integer program, built with PuLP
+and solved by CBC or HiGHS in a worker process.
 
 The models
 ----------
@@ -7,18 +7,20 @@ Variables ``x_j ∈ {0, 1}`` (job j starts now); ``Σ_j d_jk x_j <= C_k`` for ev
 ``must_include`` jobs are already taken out by ``BaseSolver``.
 
 * ``M = 1``: maximise ``Σ_j o_j x_j``. A greedy selection (value per share of capacity) is the
-  MIP start and the fallback answer.
+  fallback answer and HiGHS's MIP start (CBC gets none, see below).
 * ``M = 2``, ``pareto_method="epsilon"`` (the default of ``mip-highs`` for M = 2): the
-  epsilon-constraint method with a lexicographic second stage. First the *anchor*, the front point with the largest f2 (max f2,
-  then max f1 with f2 held). Then from eps = -inf: z1 = max f1 s.t. f2 >= eps; if z1 is the
-  anchor's f1 the front is complete, else z2 = max f2 s.t. f1 = z1 gives the next Pareto point
-  and eps = z2 + 1 (objectives are whole numbers). After a proven point, f1 <= z1 - 1 is added
-  (valid: a larger f1 with f2 >= eps would contradict the point's lexicographic optimality).
+  epsilon-constraint method with a lexicographic second stage. First the *anchor*, the front
+  point with the largest f2 (max f2, then max f1 with f2 held). Then from eps = -inf:
+  z1 = max f1 s.t. f2 >= eps; if z1 is the anchor's f1 the front is complete, else
+  z2 = max f2 s.t. f1 = z1 gives the next Pareto point and eps = z2 + 1 (objectives are whole
+  numbers). After a proven point, f1 <= z1 - 1 is added (valid: a larger f1 with f2 >= eps
+  would contradict the point's lexicographic optimality).
   2|F| + 1 solves for a front F, and no solve is infeasible: an infeasibility proof is often the
   hardest solve, and CBC 2.10.3 crashes on some (below).
 * ``M >= 2``, ``pareto_method="dominance-cuts"`` (the default for M >= 3, and of ``mip-cbc`` for
-  M = 2, where it is the faster of the two for CBC): weighted sum with dominance cuts. Repeatedly maximise Σ_i f_i (weights 1 on the integer-scaled objectives) over
-  the selections that no point p found so far weakly dominates: for every p, binaries y_pi with
+  M = 2, where it is the faster of the two for CBC): weighted sum with dominance cuts.
+  Repeatedly maximise Σ_i f_i (weights 1 on the integer-scaled objectives) over the selections
+  that no point p found so far weakly dominates: for every p, binaries y_pi with
   Σ_i y_pi >= 1 and f_i - M_pi y_pi >= p_i + 1 - M_pi, M_pi = p_i + 1 - min f_i (the smallest
   value f_i can take, Σ_j min(o_ij, 0)); y_pi is left out when p_i + 1 exceeds the largest value
   f_i can take. Each optimum is Pareto-optimal (a point dominating it would lie in the same
@@ -107,7 +109,40 @@ improving-solution callback), and each front point as found for M >= 2.
 
 Measured here
 -------------
-MEASUREMENTS-PLACEHOLDER
+``python bench/mip_speed.py`` (2-core VM shared with other jobs, Python 3.11, CBC 2.10.3, HiGHS
+1.15.1; Theta windows ``theta_window``, nodes + BB GB; 15 s budget; after ``warm_up``). Latency
+median / p95 / max in ms; every answer was checked against ``dp``, none claimed optimal wrongly.
+
+M = 1, w = 50 (50 seeds):
+
+* weighted 0.5·n/N + 0.5·b/B as floats — dp 8 / 11 / 15; mip-cbc 19 / 38 / 103; mip-highs
+  19 / 55 / 76; both reach dp's optimum on every seed, but the data are not decimal, so the
+  status is ``feasible``. The same ranking in integers (n·B + b·N) is proven optimal on every
+  seed at the same speed (cbc 19 / 49 / 111, highs 21 / 60 / 123): pass integer weights.
+* constrained-cpu (max nodes) — dp 7 / 11 / 16; mip-cbc 24 / 95 / 2,298; mip-highs 20 / 67 / 75.
+  Without the exact reductions CBC timed out on 2 of 50 (median 470 ms).
+
+M = 1, w = 100: weighted-int cbc 25 / 95 / 165, highs 43 / 122 / 181; constrained-cpu cbc
+56 / 2,960 / 15,015 (2 of 50 timeouts), highs 48 / 185 / 560 (CBC without the reductions: 25 of
+50 timeouts). w = 200 (10 seeds): constrained-cpu cbc median 236, max 6,441; highs 83, 603.
+
+M = 2, exact front (median size 2 / 3 / 4 at w = 20 / 50 / 100; 30 / 30 / 10 seeds):
+
+* w = 20: cbc (dominance cuts) 57 / 97 / 117; highs (epsilon) 61 / 178 / 210.
+* w = 50: cbc dominance cuts 119 / 327 / 1,043, epsilon 338 / 2,116 / 2,351; highs epsilon
+  163 / 597 / 783, dominance cuts 285 / 772 / 1,231.
+* w = 100: cbc dominance cuts 859 median, 3,927 max; epsilon 3,708 median and 3 of 10 timeouts;
+  highs epsilon 657 / 2,046, dominance cuts 1,108 / 3,415.
+* w = 200 (5 seeds): highs epsilon median 2.8 s, max 7.6 s, all proven; cbc dominance cuts 2 of
+  5 timeouts (the whole front was found, its completeness not proven), epsilon 4 of 5.
+
+What was not fixed: CBC's timeouts on the capacity-bound subproblems (max nodes, or max nodes
+s.t. bb >= eps): the LP bound sits at the capacity and, with the two cut/preprocessing bugs
+worked around, CBC closes the last unit of gap by enumeration; HiGHS does not stall there. An
+exact DP over the node axis (``dp``) answers the same questions in 7-16 ms because the node
+capacity (<= 4,392) keeps its state space small, which is exactly the structure LP bounds cannot
+see. Prefer ``dp`` for two-resource windows and ``mip-highs`` as the general exact MIP; use
+``mip-cbc`` for cross-checking, not for tight budgets at w >= 100.
 """
 
 from __future__ import annotations
@@ -117,8 +152,10 @@ import contextlib
 import math
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import types
@@ -186,6 +223,7 @@ class _Worker:
         self._conn: Any = None
         self._owner = -1  # pid that started it; a forked child starts its own
         self._probe: dict[str, Any] | None = None
+        self._tmp: str | None = None
         self.restarts = 0
 
     @property
@@ -202,9 +240,12 @@ class _Worker:
             self._discard()
             ctx = multiprocessing.get_context("spawn")
             parent_end, child_end = ctx.Pipe()
+            # The worker's temporary files (PuLP's MPS/solution files, CBC logs) go here, so
+            # that they are removed even when the worker is killed in the middle of a solve.
+            self._tmp = tempfile.mkdtemp(prefix="schedbench-mip-")
             proc = ctx.Process(
                 target=_mip_worker.serve,
-                args=(child_end,),
+                args=(child_end, self._tmp),
                 name="schedbench-mip-worker",
                 daemon=True,
             )
@@ -272,10 +313,14 @@ class _Worker:
             self._discard()
 
     def _discard(self) -> None:
-        if self._conn is not None and self._owner == os.getpid():
-            with contextlib.suppress(Exception):
-                self._conn.close()
-        self._proc, self._conn, self._owner = None, None, -1
+        """Forget the worker (dead, or another process's after a fork) and its files."""
+        if self._owner == os.getpid():
+            if self._conn is not None:
+                with contextlib.suppress(Exception):
+                    self._conn.close()
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+        self._proc, self._conn, self._owner, self._tmp = None, None, -1, None
 
 
 _WORKER = _Worker()

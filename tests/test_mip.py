@@ -49,7 +49,7 @@ def test_mip_solvers_conform(solver, check):
     check(solver)
 
 
-# -- exactness --------------------------------------------------------------------------------------
+# -- exactness -------------------------------------------------------------------------------------
 CASES = [
     # (w, K, M, fractional, objectives are demands)
     (12, 2, 1, False, False),
@@ -161,7 +161,7 @@ def test_cbc_preprocessing_regression():
 
 def test_cbc_crash_is_no_proof():
     """With preprocessing off, CBC 2.10.3 segfaults writing the solution of a model its bound
-    tightening finds infeasible; the worker retries with preprocessing on and says it is no proof."""
+    tightening finds infeasible; the worker retries with preprocessing on and says: no proof."""
     c = np.array([1024, 1024, 2048, 128, 1683, 1840, 256, 1618, 1081, 1232, 674], dtype=float)
     bb = np.array([0, 78, 0, 0, 0, 0, 0, 0, 0, 8, 11], dtype=float)
     request = {
@@ -222,7 +222,7 @@ def test_single_objective_has_a_trace():
         assert d.trace[-1].objectives == pytest.approx(d.objectives)
 
 
-# -- deadlines ----------------------------------------------------------------------------------------
+# -- deadlines -------------------------------------------------------------------------------------
 def _hard(n: int = 80, seed: int = 1) -> SelectionProblem:
     """A strongly correlated two-constraint knapsack (profit = weight sum + R/10): neither CBC nor
     HiGHS proves it within seconds."""
@@ -262,6 +262,8 @@ def test_hung_worker_is_killed_and_replaced(monkeypatch):
     solver = CBCSolver()
     solver.warm_up()
     old = mip._WORKER.pid
+    old_tmp = Path(mip._WORKER._tmp)
+    assert old_tmp.is_dir()
     # A negative grace makes the parent give up before the solver's own time limit.
     monkeypatch.setattr(mip, "WORKER_GRACE_S", -0.6)
     hard = _hard()
@@ -277,7 +279,8 @@ def test_hung_worker_is_killed_and_replaced(monkeypatch):
     assert any("killed and restarted" in note for note in d.notes)
     monkeypatch.setattr(mip, "WORKER_GRACE_S", 1.0)
     assert mip._WORKER.pid not in (None, old)
-    assert not Path(f"/proc/{old}").exists() or "Z" not in _proc_state(old)
+    assert _proc_state(old) == ""  # killed and reaped
+    assert not old_tmp.exists()  # with the files of the solve it was killed in
     again = solver.solve(table1(), Budget(deadline_s=10.0))
     assert again.status == Status.OPTIMAL
 
@@ -291,7 +294,7 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
             import os, signal
             import solvers.mip as mip
             mip.HiGHSSolver().warm_up()
-            print(mip._WORKER.pid, flush=True)
+            print(mip._WORKER.pid, mip._WORKER._tmp, flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
             """
         )
@@ -300,11 +303,12 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
     out = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60
     )
-    worker = int(out.stdout.split()[0])
+    worker, tmp = out.stdout.split()
     deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline and _proc_state(worker) not in ("", "Z"):
+    while time.monotonic() < deadline and _proc_state(int(worker)) not in ("", "Z"):
         time.sleep(0.1)
-    assert _proc_state(worker) in ("", "Z")
+    assert _proc_state(int(worker)) in ("", "Z")
+    assert not Path(tmp).exists()
 
 
 def _proc_state(pid: int) -> str:
@@ -314,7 +318,7 @@ def _proc_state(pid: int) -> str:
         return ""
 
 
-# -- the worker process and OR-Tools ----------------------------------------------------------------
+# -- the worker process and OR-Tools ---------------------------------------------------------------
 def test_no_pulp_or_highspy_in_this_process():
     for solver in BOTH:
         assert solver.solve(table1(), Budget(deadline_s=10.0)).status == Status.OPTIMAL
@@ -373,7 +377,7 @@ def test_script_importing_ortools_without_main_guard(tmp_path):
         assert f"{name} optimal [(80.0, 90.0), (100.0, 20.0)]" in out.stdout, out.stdout
 
 
-# -- parameters and capabilities --------------------------------------------------------------------
+# -- parameters and capabilities -------------------------------------------------------------------
 @pytest.mark.parametrize(
     "kwargs",
     [
