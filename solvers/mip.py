@@ -99,6 +99,8 @@ Each solve gets the time left minus a margin as the solver's own time limit; if 
 come ``WORKER_GRACE_S`` after the deadline, the worker is killed with its process group and
 restarted, and the answer is ``timeout`` with what was found before (``BaseSolver`` makes an
 empty answer the forced jobs only). At exit the worker is asked to stop and joined (``atexit``).
+Its temporary files (PuLP's MPS and solution files, CBC logs) live in a private directory that
+is removed when the worker stops, is killed, or outlives its parent.
 A daemonic process (a ``multiprocessing.Pool`` or daemonic dask worker) may not start children:
 ``supports()`` declines there, saying so; it also declines when CBC or HiGHS is missing in the
 worker, with how to install it, and for CBC when scaled integers reach 1e12 (PuLP hands CBC an
