@@ -125,6 +125,20 @@ class BaseSolver:
                 f"got {getattr(self, param_name)!r}"
             )
 
+    def _require_int(self, param_name: str, minimum: int, expected: str) -> None:
+        """The parameter is an int (not a bool) >= ``minimum``."""
+        value = getattr(self, param_name)
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+        self._require(ok, param_name, expected)
+
+    def _require_number(self, param_name: str, low: float, high: float, expected: str) -> None:
+        """The parameter is an int or float (not a bool) in [low, high]."""
+        value = getattr(self, param_name)
+        ok = (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+        )
+        self._require(ok, param_name, expected)
+
     # -- protocol ------------------------------------------------------------------------------
     def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         return True, ""

@@ -66,21 +66,10 @@ class CPSATSolver(BaseSolver):
     summary = "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (ε-constraint; cuts for M>=3)"
 
     def __post_init__(self) -> None:
-        self._require(
-            isinstance(self.workers, int)
-            and not isinstance(self.workers, bool)
-            and self.workers >= 1,
-            "workers",
-            "an integer >= 1",
+        self._require_int("workers", 1, "an integer >= 1")
+        self._require_number(
+            "time_limit_s", 0.0, float("inf"), "a number of seconds >= 0 (0 = the budget)"
         )
-        self._require(
-            isinstance(self.time_limit_s, (int, float))
-            and not isinstance(self.time_limit_s, bool)
-            and self.time_limit_s >= 0,
-            "time_limit_s",
-            "a number of seconds >= 0 (0 = the budget)",
-        )
-
         self._require(self.linearization in (0, 1, 2), "linearization", "0, 1 or 2")
 
     def warm_up(self) -> None:

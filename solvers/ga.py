@@ -114,34 +114,10 @@ class GASolver(BaseSolver):
     )
 
     def __post_init__(self) -> None:
-        self._require(
-            isinstance(self.population, int)
-            and not isinstance(self.population, bool)
-            and self.population >= 2,
-            "population",
-            "an integer >= 2",
-        )
-        self._require(
-            isinstance(self.generations, int)
-            and not isinstance(self.generations, bool)
-            and self.generations >= 0,
-            "generations",
-            "an integer >= 0",
-        )
-        self._require(
-            isinstance(self.mutation, (int, float))
-            and not isinstance(self.mutation, bool)
-            and 0.0 <= self.mutation <= 1.0,
-            "mutation",
-            "a probability in [0, 1]",
-        )
-        self._require(
-            isinstance(self.children, int)
-            and not isinstance(self.children, bool)
-            and self.children >= 0,
-            "children",
-            "an integer >= 0 (0 = the population size)",
-        )
+        self._require_int("population", 2, "an integer >= 2")
+        self._require_int("generations", 0, "an integer >= 0")
+        self._require_number("mutation", 0.0, 1.0, "a probability in [0, 1]")
+        self._require_int("children", 0, "an integer >= 0 (0 = the population size)")
         self._require(self.infeasible in ("violation", "age"), "infeasible", "'violation' or 'age'")
 
     @property
