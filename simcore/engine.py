@@ -1,0 +1,535 @@
+"""The discrete-event simulator: one :class:`Simulation` per run, no module-level state.
+
+Event loop (DESIGN.md "Simulation semantics")
+---------------------------------------------
+Time advances to the next instant ``t`` at which something happens. At that instant the
+simulator, in this order:
+
+1. applies **every** completion and resource release due at ``t`` (a heap of
+   ``(time, sequence, kind, job)``; the sequence number makes ties deterministic: events due
+   at the same instant are applied in the order they were scheduled);
+2. admits **every** arrival with submit time ``t`` (arrivals are read from the workload's
+   submit column, which is sorted, rather than pushed onto the heap: same order, less work);
+3. runs **one** scheduling pass.
+
+A phase of zero length (a job whose runtime is 0, a stage-in of 0 GB) completes at the same
+instant; its release is applied by a further round at ``t`` (steps 1–3 again), so a pass
+never sees a finished job holding resources.
+
+Jobs and lifecycles
+-------------------
+``classic``: a job holds its nodes, burst buffer and SSD from start to
+``start + min(runtime, requested_time)``; when the runtime exceeds the request it is killed at
+the request (state ``KILLED``).
+
+``three-phase`` (BBSim paper, "BBSim: an event driven simulator", release points and
+bandwidth-based durations): stage-in (``data_in_gb`` held in the burst buffer, duration
+``data_in / bw_io``), then the run phase, which allocates the nodes and ``bb_gb`` and first
+loads the staged data into memory (``data_in / bw_bb``; the stage-in buffer is released at its
+end), computes for ``min(runtime, requested_time)`` (the run buffer is released at its end),
+writes its output to the burst buffer (``data_out / bw_bb``; the nodes are released at its
+end) and drains it to the file system (``data_out / bw_io``; the stage-out buffer is released
+at its end: the job is complete). Choices the paper leaves open, documented here:
+
+* The stage-out buffer is **reserved when the run phase starts** (the run phase demands
+  ``bb_gb + data_out_gb``), so the output can always be written as soon as the computation
+  ends. BBSim lets a finished job wait for stage-out space while holding its nodes, which can
+  deadlock a full burst buffer; reserving up front cannot.
+* The stage-in queue is served first-come first-fit, and a stage-in is admitted only if the
+  burst buffer stays in a *safe state* (banker's algorithm over the staged jobs: every staged
+  job can still obtain its run-phase buffer once the running jobs finish). Without that check,
+  staged jobs can fill the buffer and starve every run phase.
+* The run phase is what the policy (naive or window + backfilling) schedules; the reservation
+  arithmetic of the backfillers uses each running job's expected releases.
+
+Policies, backfilling and decisions live in ``simcore/policies.py``; this module owns the
+state and the clock, validates nothing about solvers itself, and records the usage timeline.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simcore.errors import SchedbenchError
+from simcore.priority import PRIORITIES
+from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
+from simcore.system import System
+from simcore.workload import Workload
+
+
+class SimulationError(SchedbenchError, RuntimeError):
+    """The simulation reached an impossible state (a bug or an invalid plug-in)."""
+
+
+class ConfigError(SchedbenchError, ValueError):
+    """A simulation option with a wrong value; the message names the option."""
+
+
+LIFECYCLES = ("classic", "three-phase")
+
+# Event kinds (heap entries); every kind is a completion or release.
+_END = 0  # classic: the job ends, everything is released
+_STAGE_IN_DONE = 1  # three-phase: staged, ready for the run queue
+_LOAD_IN_DONE = 2  # stage-in buffer released
+_COMPUTE_DONE = 3  # run buffer released
+_LOAD_OUT_DONE = 4  # nodes released
+_DRAIN_DONE = 5  # stage-out buffer released; job complete
+
+
+@dataclass(frozen=True, slots=True)
+class SimOptions:
+    """What to simulate beyond the workload, the machine and the policy.
+
+    ``on_invalid``: ``"raise"`` (default) stops the simulation when a solver's decision breaks
+    a constraint; ``"fallback"`` uses the naive start for that pass and counts the fault.
+    ``progress``: called with the number of finished jobs, every ``progress_every`` of them.
+    ``decision_log``: called with one JSON-ready dict per decision (window policy).
+    """
+
+    lifecycle: str = "classic"
+    priority: str = "fcfs"
+    on_invalid: str = "raise"
+    progress: Callable[[int], None] | None = None
+    progress_every: int = 1000
+    decision_log: Callable[[dict[str, Any]], None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.lifecycle not in LIFECYCLES:
+            raise ConfigError(f"lifecycle: expected one of {', '.join(LIFECYCLES)}, got {self.lifecycle!r}")
+        if self.priority not in PRIORITIES:
+            raise ConfigError(f"priority: expected one of {', '.join(PRIORITIES)}, got {self.priority!r}")
+        if self.on_invalid not in ("raise", "fallback"):
+            raise ConfigError(f"on_invalid: expected 'raise' or 'fallback', got {self.on_invalid!r}")
+
+
+@dataclass(slots=True)
+class Counters:
+    passes: int = 0
+    instants: int = 0
+    started: int = 0
+    backfilled: int = 0
+    decisions: int = 0
+    trivial_decisions: int = 0
+    starved_forced: int = 0
+    faults: int = 0
+    fallbacks: int = 0
+    rejected: int = 0
+    killed: int = 0
+    stage_in_deferred_unsafe: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+class Simulation:
+    """One simulation run: the workload, the machine, a policy, the options.
+
+    Hot state is plain Python (lists, floats) — the loop is interpreter-bound and numpy scalar
+    access would dominate it. Per-job demand tuples are built at arrival and dropped at the end.
+    """
+
+    def __init__(self, workload: Workload, system: System, policy: Any, options: SimOptions | None = None):
+        self.workload = workload
+        self.system = system
+        self.policy = policy
+        self.options = options or SimOptions()
+        self.three_phase = self.options.lifecycle == "three-phase"
+        n = len(workload)
+        self.n = n
+        self.resource_names = system.resource_names
+        self.K = len(self.resource_names)
+        self.capacity: tuple[float, ...] = system.capacity_vector()
+        self.bb_index = self.K - 1 if system.bb_gb > 0 else -1
+        self.has_groups = len(system.node_groups) > 1
+        self.group_ssd = [g.ssd_gb for g in system.node_groups]
+        self.group_free = [g.count for g in system.node_groups]
+        # cut index k (1..) -> groups counted in it
+        self._cut_groups = [
+            [gi for gi, g in enumerate(system.node_groups) if g.ssd_gb >= t]
+            for t in system._thresholds
+        ]
+        # Columns as Python lists for fast scalar access.
+        self.submit: list[float] = workload.submit.tolist()
+        self.runtime: list[float] = workload.runtime.tolist()
+        self.req: list[float] = workload.requested_time.tolist()
+        self.nodes: list[int] = workload.nodes.tolist()
+        bb_run = workload.bb_gb
+        if self.three_phase:
+            self.data_in: list[float] = workload.data_in_gb.tolist()
+            self.data_out: list[float] = workload.data_out_gb.tolist()
+            bb_run = workload.bb_gb + workload.data_out_gb
+        self._dem_matrix = system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb)
+        self.ssd: list[float] = workload.ssd_gb.tolist()
+        self.dem: dict[int, tuple[float, ...]] = {}
+        self.free: list[float] = list(self.capacity)
+        self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
+        prio_cls = PRIORITIES[self.options.priority]
+        self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
+        # Queues and running state.
+        self.queue: list[int] = []  # run queue, arrival order
+        self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
+        self.staged: dict[int, None] = {}  # three-phase: holding bb_in, in the run queue
+        self.running: set[int] = set()
+        self.releases: list[tuple[float, int, tuple[float, ...]]] = []  # expected releases
+        self._rel_keys: dict[int, list[tuple[float, int, tuple[float, ...]]]] = {}
+        self.group_alloc: dict[int, list[int]] = {}
+        self.window_passes: dict[int, int] = {}
+        self._heap: list[tuple[float, int, int, int]] = []
+        self._seq = 0
+        self.now = -math.inf
+        # Outputs.
+        self.start_t = np.full(n, np.nan)
+        self.end_t = np.full(n, np.nan)
+        self.first_alloc = np.full(n, np.nan)
+        self.last_release = np.full(n, np.nan)
+        self.state = np.full(n, JobState.UNFINISHED, dtype=np.int8)
+        self.usage_t = array("d")
+        self.usage_cols = [array("d") for _ in USAGE_COLUMNS]
+        self.used_bb = 0.0
+        self.ssd_req_used = 0.0
+        self.ssd_assigned_used = 0.0
+        self.latencies = array("d")
+        self.counters = Counters()
+        self.done = 0
+
+    # ------------------------------------------------------------------ resources
+    def demand(self, j: int) -> tuple[float, ...]:
+        return self.dem[j]
+
+    def fits(self, d: tuple[float, ...], free: list[float] | None = None) -> bool:
+        f = self.free if free is None else free
+        b = self.bb_index
+        for k in range(self.K):
+            if d[k] > f[k] + (self.bb_eps if k == b else 0.0):
+                return False
+        return True
+
+    def _take(self, d: tuple[float, ...]) -> None:
+        f = self.free
+        for k in range(self.K):
+            f[k] -= d[k]
+
+    def _give(self, d: tuple[float, ...]) -> None:
+        f = self.free
+        for k in range(self.K):
+            f[k] += d[k]
+
+    def _alloc_groups(self, j: int) -> None:
+        """Assign node groups: the smallest adequate SSD first (BBSched §5)."""
+        need = self.nodes[j]
+        s = self.ssd[j]
+        taken = [0] * len(self.group_free)
+        for gi, size in enumerate(self.group_ssd):
+            if size < s or need == 0:
+                continue
+            t = min(need, self.group_free[gi])
+            taken[gi] = t
+            self.group_free[gi] -= t
+            need -= t
+        if need:
+            raise SimulationError(
+                f"job {int(self.workload.job_id[j])}: node groups cannot hold it although the "
+                "resource vector said it fits (start the most SSD-demanding jobs first)"
+            )
+        self.group_alloc[j] = taken
+        self.ssd_req_used += s * self.nodes[j]
+        self.ssd_assigned_used += sum(t * size for t, size in zip(taken, self.group_ssd))
+
+    def _free_groups(self, j: int) -> None:
+        taken = self.group_alloc.pop(j)
+        for gi, t in enumerate(taken):
+            self.group_free[gi] += t
+        self.ssd_req_used -= self.ssd[j] * self.nodes[j]
+        self.ssd_assigned_used -= sum(t * size for t, size in zip(taken, self.group_ssd))
+
+    def _push(self, t: float, kind: int, j: int) -> None:
+        self._seq += 1
+        heapq.heappush(self._heap, (t, self._seq, kind, j))
+
+    def _expect(self, j: int, t: float, delta: tuple[float, ...]) -> None:
+        self._seq += 1
+        key = (t, self._seq, delta)
+        bisect.insort(self.releases, key)
+        self._rel_keys.setdefault(j, []).append(key)
+
+    def _unexpect(self, j: int, which: int = 0) -> None:
+        keys = self._rel_keys[j]
+        key = keys.pop(which)
+        del self.releases[bisect.bisect_left(self.releases, key)]
+        if not keys:
+            del self._rel_keys[j]
+
+    # ------------------------------------------------------------------ starting jobs
+    def start(self, j: int, *, backfilled: bool = False) -> None:
+        """Start job ``j``'s run phase now. The caller has checked that it fits."""
+        now = self.now
+        d = self.dem[j]
+        self._take(d)
+        if self.bb_index >= 0:
+            self.used_bb += d[self.bb_index]
+        if self.has_groups:
+            self._alloc_groups(j)
+        self.queue.remove(j)
+        self.window_passes.pop(j, None)
+        self.running.add(j)
+        self.start_t[j] = now
+        if math.isnan(self.first_alloc[j]):
+            self.first_alloc[j] = now
+        self.counters.started += 1
+        if backfilled:
+            self.counters.backfilled += 1
+        run = self.runtime[j]
+        req = self.req[j]
+        if not self.three_phase:
+            end = now + (run if run <= req else req)
+            self._push(end, _END, j)
+            self._expect(j, now + req, d)
+            return
+        bw_bb = self.system.bw_bb_gbps
+        bw_io = self.system.bw_io_gbps
+        load_in = self.data_in[j] / bw_bb
+        compute = run if run <= req else req
+        load_out = self.data_out[j] / bw_bb
+        drain = self.data_out[j] / bw_io
+        self._push(now + load_in, _LOAD_IN_DONE, j)
+        t_nodes = now + load_in + req + load_out
+        b = self.bb_index
+        nodes_delta = tuple(
+            (d[k] - self.data_out[j] if k == b else d[k]) for k in range(self.K)
+        )  # nodes and the run buffer; the stage-out buffer is released after the drain
+        self._expect(j, t_nodes, nodes_delta)
+        if b >= 0 and self.data_out[j] > 0:
+            out = tuple((self.data_out[j] if k == b else 0.0) for k in range(self.K))
+            self._expect(j, t_nodes + drain, out)
+        self._job_times[j] = (compute, load_out, drain)
+
+    # ------------------------------------------------------------------ events
+    def _finish(self, j: int) -> None:
+        self.running.discard(j)
+        self.dem.pop(j, None)
+        self.last_release[j] = self.now
+        self.done += 1
+        p = self.options.progress
+        if p is not None and self.done % self.options.progress_every == 0:
+            p(self.done)
+
+    def _on_end(self, j: int) -> None:
+        d = self.dem[j]
+        self._give(d)
+        if self.bb_index >= 0:
+            self.used_bb -= d[self.bb_index]
+        if self.has_groups:
+            self._free_groups(j)
+        self._unexpect(j)
+        self.end_t[j] = self.now
+        if self.runtime[j] > self.req[j]:
+            self.state[j] = JobState.KILLED
+            self.counters.killed += 1
+        else:
+            self.state[j] = JobState.COMPLETED
+        self._finish(j)
+
+    def _release_bb(self, amount: float) -> None:
+        if amount and self.bb_index >= 0:
+            self.free[self.bb_index] += amount
+            self.used_bb -= amount
+
+    def _on_three_phase(self, kind: int, j: int) -> None:
+        now = self.now
+        if kind == _STAGE_IN_DONE:
+            self._enqueue_run(j)
+        elif kind == _LOAD_IN_DONE:
+            self._release_bb(self.data_in[j])
+            self.staged.pop(j, None)
+            compute, _, _ = self._job_times[j]
+            self._push(now + compute, _COMPUTE_DONE, j)
+        elif kind == _COMPUTE_DONE:
+            self._release_bb(self.workload.bb_gb[j].item())
+            _, load_out, _ = self._job_times[j]
+            self._push(now + load_out, _LOAD_OUT_DONE, j)
+        elif kind == _LOAD_OUT_DONE:
+            d = self.dem[j]
+            for k in range(self.K):
+                if k != self.bb_index:
+                    self.free[k] += d[k]
+            if self.has_groups:
+                self._free_groups(j)
+            self._unexpect(j)  # nodes + run buffer entry
+            self.end_t[j] = now
+            _, _, drain = self._job_times[j]
+            self._push(now + drain, _DRAIN_DONE, j)
+        elif kind == _DRAIN_DONE:
+            self._release_bb(self.data_out[j])
+            if j in self._rel_keys:
+                self._unexpect(j)
+            del self._job_times[j]
+            if self.runtime[j] > self.req[j]:
+                self.state[j] = JobState.KILLED
+                self.counters.killed += 1
+            else:
+                self.state[j] = JobState.COMPLETED
+            self._finish(j)
+
+    def _arrive(self, j: int) -> None:
+        why = self.system.fits_alone(self.nodes[j], 0.0, self.ssd[j])
+        peak_bb = float(self._dem_matrix[j, self.bb_index]) if self.bb_index >= 0 else 0.0
+        if self.three_phase:
+            peak_bb += self.data_in[j]
+        elif self.bb_index < 0 and self.workload.bb_gb[j] > 0:
+            peak_bb = float(self.workload.bb_gb[j])
+        if why is None and peak_bb > self.system.bb_gb + self.bb_eps:
+            why = f"needs {peak_bb:g} GB of burst buffer, the machine has {self.system.bb_gb:g}"
+        if why is not None:
+            self.state[j] = JobState.REJECTED
+            self.counters.rejected += 1
+            self.done += 1
+            return
+        self.dem[j] = tuple(self._dem_matrix[j].tolist())
+        if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:
+            self.stage_queue.append(j)
+        else:
+            self._enqueue_run(j)
+
+    def _enqueue_run(self, j: int) -> None:
+        self.queue.append(j)
+
+    # ------------------------------------------------------------------ stage-in (three-phase)
+    def _stage_in_pass(self) -> None:
+        b = self.bb_index
+        i = 0
+        while i < len(self.stage_queue):
+            j = self.stage_queue[i]
+            amount = self.data_in[j]
+            if amount <= self.free[b] + self.bb_eps and self._safe_after_staging(j):
+                self.stage_queue.pop(i)
+                self.free[b] -= amount
+                self.used_bb += amount
+                self.staged[j] = None
+                self.first_alloc[j] = self.now
+                self._push(self.now + amount / self.system.bw_io_gbps, _STAGE_IN_DONE, j)
+            else:
+                if amount <= self.free[b] + self.bb_eps:
+                    self.counters.stage_in_deferred_unsafe += 1
+                i += 1
+
+    def _safe_after_staging(self, new: int) -> bool:
+        """Banker's check: with ``new`` staged, can every staged job still get its run buffer?"""
+        b = self.bb_index
+        holders = list(self.staged) + [new]
+        avail = self.system.bb_gb - sum(self.data_in[h] for h in holders)
+        needs = sorted((self.dem[h][b], self.data_in[h]) for h in holders)
+        for need, held in needs:
+            if need > avail + self.bb_eps:
+                return False
+            avail += held
+        return True
+
+    # ------------------------------------------------------------------ the loop
+    def _record_usage(self) -> None:
+        self.usage_t.append(self.now)
+        cols = self.usage_cols
+        cols[0].append(self.capacity[0] - self.free[0])
+        cols[1].append(self.used_bb)
+        cols[2].append(self.ssd_req_used)
+        cols[3].append(self.ssd_assigned_used)
+
+    def run(self) -> ScheduleResult:
+        """Simulate until every job has ended (or can never start); return the schedule."""
+        self._job_times: dict[int, tuple[float, float, float]] = {}
+        heap = self._heap
+        submit = self.submit
+        n = self.n
+        i = 0
+        on_end = self._on_end
+        on_phase = self._on_three_phase
+        schedule = self.policy.schedule
+        while i < n or heap:
+            t_arr = submit[i] if i < n else math.inf
+            t = heap[0][0] if heap and heap[0][0] <= t_arr else t_arr
+            self.now = t
+            self.counters.instants += 1
+            # 1. every completion and release due now
+            while heap and heap[0][0] <= t:
+                _, _, kind, j = heapq.heappop(heap)
+                if kind == _END:
+                    on_end(j)
+                else:
+                    on_phase(kind, j)
+            # 2. every arrival now
+            while i < n and submit[i] <= t:
+                self._arrive(i)
+                i += 1
+            # 3. one scheduling pass
+            if self.stage_queue:
+                self._stage_in_pass()
+            if self.queue:
+                self.counters.passes += 1
+                schedule(self, t)
+            self._record_usage()
+        return self._result()
+
+    def _result(self) -> ScheduleResult:
+        if self.queue or self.running or self.stage_queue:
+            # Cannot happen with a correct policy: every queued job fits the empty machine.
+            raise SimulationError(
+                f"simulation stopped with {len(self.queue)} queued, {len(self.stage_queue)} "
+                f"waiting for stage-in and {len(self.running)} running jobs"
+            )
+        if not self.three_phase:
+            self.first_alloc = self.start_t.copy()
+            self.last_release = self.end_t.copy()
+        usage = np.column_stack([np.frombuffer(c, dtype=np.float64) for c in self.usage_cols]) if len(
+            self.usage_t
+        ) else np.zeros((0, len(USAGE_COLUMNS)))
+        capacity = np.array(
+            [float(self.system.nodes), float(self.system.bb_gb), self.system.ssd_total_gb, self.system.ssd_total_gb]
+        )
+        c = self.counters
+        counters = {
+            "passes": c.passes,
+            "instants": c.instants,
+            "started": c.started,
+            "backfilled": c.backfilled,
+            "decisions": c.decisions,
+            "trivial_decisions": c.trivial_decisions,
+            "starved_forced": c.starved_forced,
+            "faults": c.faults,
+            "fallbacks": c.fallbacks,
+            "rejected": c.rejected,
+            "killed": c.killed,
+            "stage_in_deferred_unsafe": c.stage_in_deferred_unsafe,
+            **c.extra,
+        }
+        return ScheduleResult(
+            workload=self.workload,
+            system=self.system,
+            start=self.start_t,
+            end=self.end_t,
+            state=self.state,
+            first_alloc=self.first_alloc,
+            last_release=self.last_release,
+            usage_t=np.frombuffer(self.usage_t, dtype=np.float64).copy(),
+            usage=usage,
+            capacity=capacity,
+            counters=counters,
+            config={
+                "policy": getattr(self.policy, "describe", lambda: str(self.policy))(),
+                "lifecycle": self.options.lifecycle,
+                "priority": self.options.priority,
+                "system": self.system.name,
+                "workload": self.workload.source,
+                "jobs": self.n,
+            },
+            decision_latency_s=np.frombuffer(self.latencies, dtype=np.float64).copy(),
+        )
+
+
+def simulate(workload: Workload, system: System, policy: Any, options: SimOptions | None = None) -> ScheduleResult:
+    """Run one simulation (see :class:`Simulation`)."""
+    return Simulation(workload, system, policy, options).run()

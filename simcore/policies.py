@@ -1,0 +1,390 @@
+"""Scheduling policies: what a pass starts, and how the holes are backfilled.
+
+A pass (``Policy.schedule(sim, now)``) sees the run queue in the base scheduler's order
+(``simcore/priority.py``), starts jobs through the simulation's ``start``, and leaves the rest
+queued. Policies are plug-ins: :data:`POLICIES` maps a name to a class taking keyword options.
+
+Start rules
+-----------
+``naive`` — the Slurm-like baseline of BBSched §4.3: start jobs in priority order while each
+fits every resource; stop at the first that does not (it becomes the head).
+
+``window`` — BBSched §3.1: the first ``window`` jobs of the ordered queue form a
+:class:`~simcore.problem.SelectionProblem` (capacities = the free resource vector; demands per
+job; objectives = nodes, burst buffer and, with local SSD, SSD GB·nodes, normalised by the
+machine's totals); a registered solver and the decision maker choose; the chosen jobs start.
+Choices, documented:
+
+* Only window jobs that fit the free resources on their own enter the problem (a job that does
+  not fit alone can never be selected; removing it is exact and makes the problem smaller).
+  When none fits, no problem is posed. When all of them fit together, they all start without a
+  solver call — every objective is a non-negative utilisation, so "all" is the only Pareto
+  point — and the pass is counted as a trivial decision.
+* Starvation (BBSched §3.1, bound 50): each pass increments a counter for every window job not
+  started; a job whose counter has reached the bound must start. Starved jobs enter the problem
+  as ``must_include``; if they do not fit together, they start in priority order while they fit
+  and the first that does not becomes the backfilling head, so the machine drains for it.
+* Every decision is validated by the core (indices in the window, no job twice, forced jobs
+  included, every resource within the free capacity, and again job by job as they start, most
+  SSD-demanding first so node groups can be assigned). An invalid decision raises
+  ``InvalidDecisionError``; with ``on_invalid="fallback"`` the pass uses the naive rule instead
+  and the fault is counted. A solver that raises or answers ``error`` is a fault too.
+
+Backfilling
+-----------
+``easy`` — Mu'alem and Feitelson (2001): the head (first job not started) gets a reservation
+at the earliest instant its whole demand vector is free, computed from the running jobs'
+*requested* end times (never their actual runtimes); a later job may start now if it fits and
+either ends (by its request) before that instant or fits in what the head leaves over then.
+
+``conservative`` — every queued job, in priority order, gets the earliest reservation that
+does not conflict with the earlier ones (an availability profile over time built from requested
+times); those whose reservation is now start. With a static order (FCFS) no job is ever started
+later than its first reservation; with WFP the order changes between passes and reservations are
+rebuilt each pass (Cobalt does the same).
+
+``none`` — no backfilling.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any
+
+import numpy as np
+
+from simcore.engine import ConfigError, Simulation
+from simcore.errors import InvalidDecisionError
+from simcore.problem import Budget, SelectionProblem, Status
+from simcore.solver import timed_solve
+
+BACKFILLS = ("easy", "conservative", "none")
+
+
+def _fits(d: tuple[float, ...], f: list[float], K: int, b: int, eps: float) -> bool:
+    for k in range(K):
+        if d[k] > f[k] + (eps if k == b else 0.0):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------- backfilling
+def head_reservation(sim: Simulation, d: tuple[float, ...], now: float) -> tuple[float, list[float]]:
+    """(shadow time, resources left over at it) for a job of demand ``d`` (EASY).
+
+    Walks the running jobs' expected releases in time order; all releases at the same instant
+    are applied together. ``(inf, free)`` when the releases never make room (only possible
+    while staged three-phase jobs hold buffer space).
+    """
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    avail = list(sim.free)
+    rel = sim.releases
+    m = len(rel)
+    i = 0
+    while i < m:
+        t = rel[i][0]
+        while i < m and rel[i][0] == t:
+            delta = rel[i][2]
+            for k in range(K):
+                avail[k] += delta[k]
+            i += 1
+        if _fits(d, avail, K, b, eps):
+            return t, [avail[k] - d[k] for k in range(K)]
+    return math.inf, avail
+
+
+def easy_backfill(sim: Simulation, rest: list[int], now: float) -> None:
+    dem = sim.dem
+    req = sim.req
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    free = sim.free
+    shadow, extra = head_reservation(sim, dem[rest[0]], now)
+    start = sim.start
+    for idx in range(1, len(rest)):
+        if free[0] < 1:  # every job needs a node
+            return
+        j = rest[idx]
+        d = dem[j]
+        if not _fits(d, free, K, b, eps):
+            continue
+        if now + req[j] <= shadow:
+            start(j, backfilled=True)
+        elif _fits(d, extra, K, b, eps):
+            start(j, backfilled=True)
+            for k in range(K):
+                extra[k] -= d[k]
+
+
+def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    times: list[float] = [now]
+    avails: list[list[float]] = [list(sim.free)]
+    for t, _, delta in sim.releases:
+        if t > times[-1]:
+            times.append(t)
+            avails.append(list(avails[-1]))
+        row = avails[-1]
+        for k in range(K):
+            row[k] += delta[k]
+    dem, req = sim.dem, sim.req
+    free = sim.free
+    for j in rest:
+        if free[0] < 1:  # nothing else can start now; later reservations do not matter yet
+            return
+        d = dem[j]
+        dur = req[j]
+        slot = _earliest(times, avails, d, dur, K, b, eps)
+        if slot < 0:
+            continue  # cannot be placed on the known releases (staged buffer held); next pass
+        s = times[slot]
+        e = s + dur
+        # split the profile at the end of the reservation, then book [s, e)
+        pos = bisect.bisect_left(times, e)
+        if pos == len(times) or times[pos] != e:
+            times.insert(pos, e)
+            avails.insert(pos, list(avails[pos - 1]))
+        for m in range(slot, pos):
+            row = avails[m]
+            for k in range(K):
+                row[k] -= d[k]
+        if slot == 0 and _fits(d, sim.free, K, b, eps):
+            sim.start(j, backfilled=j != rest[0])
+
+
+def _earliest(times: list[float], avails: list[list[float]], d: tuple[float, ...], dur: float,
+              K: int, b: int, eps: float) -> int:
+    n = len(times)
+    for s in range(n):
+        end = times[s] + dur
+        m = s
+        ok = True
+        while m < n and (times[m] < end or m == s):
+            if not _fits(d, avails[m], K, b, eps):
+                ok = False
+                break
+            m += 1
+        if ok:
+            return s
+    return -1
+
+
+BACKFILLERS = {"easy": easy_backfill, "conservative": conservative_backfill, "none": None}
+
+
+# ---------------------------------------------------------------------- policies
+class Policy:
+    """Start rule + backfiller. Subclasses implement :meth:`start_jobs`."""
+
+    name = "policy"
+
+    def __init__(self, *, backfill: str = "easy"):
+        if backfill not in BACKFILLERS:
+            raise ConfigError(f"backfill: expected one of {', '.join(BACKFILLS)}, got {backfill!r}")
+        self.backfill = backfill
+        self._backfiller = BACKFILLERS[backfill]
+
+    def describe(self) -> str:
+        return f"{self.name}+{self.backfill}"
+
+    def schedule(self, sim: Simulation, now: float) -> None:
+        order = sim.priority.order(sim.queue, now)
+        if order is sim.queue:
+            order = list(order)
+        rest = self.start_jobs(sim, order, now)
+        if rest and self._backfiller is not None and sim.free[0] >= 1:
+            self._backfiller(sim, rest, now)
+
+    def start_jobs(self, sim: Simulation, order: list[int], now: float) -> list[int]:
+        raise NotImplementedError
+
+
+def naive_start(sim: Simulation, order: list[int]) -> list[int]:
+    """Start in order while each job fits; return the jobs from the first that does not."""
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    dem, free = sim.dem, sim.free
+    k = 0
+    n = len(order)
+    while k < n and _fits(dem[order[k]], free, K, b, eps):
+        sim.start(order[k])
+        k += 1
+    return order[k:]
+
+
+class NaivePolicy(Policy):
+    """BBSched's baseline: priority order while jobs fit, then backfilling (EASY by default)."""
+
+    name = "naive"
+
+    def start_jobs(self, sim: Simulation, order: list[int], now: float) -> list[int]:
+        return naive_start(sim, order)
+
+
+class WindowPolicy(Policy):
+    """BBSched §3.1 window-based selection with any solver (see the module docstring)."""
+
+    name = "window"
+
+    def __init__(self, solver: Any, *, window: int = 20, starvation_bound: int = 50,
+                 budget: Budget | None = None, backfill: str = "easy"):
+        super().__init__(backfill=backfill)
+        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+            raise ConfigError(f"window: expected an integer >= 1, got {window!r}")
+        if not isinstance(starvation_bound, int) or starvation_bound < 1:
+            raise ConfigError(f"starvation_bound: expected an integer >= 1, got {starvation_bound!r}")
+        self.solver = solver
+        self.window = window
+        self.starvation_bound = starvation_bound
+        self.budget = budget or Budget()
+
+    def describe(self) -> str:
+        sid = getattr(self.solver, "id", getattr(self.solver, "name", "?"))
+        return f"window[{sid},w={self.window}]+{self.backfill}"
+
+    # -- the pass --------------------------------------------------------------------
+    def start_jobs(self, sim: Simulation, order: list[int], now: float) -> list[int]:
+        K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+        dem, free = sim.dem, sim.free
+        win = order[: self.window]
+        passes = sim.window_passes
+        bound = self.starvation_bound
+        starved = [j for j in win if passes.get(j, 0) >= bound]
+        started: set[int] = set()
+        head: int | None = None
+        if starved:
+            total = [sum(dem[j][k] for j in starved) for k in range(K)]
+            if not _fits(tuple(total), free, K, b, eps):
+                for j in starved:
+                    if _fits(dem[j], free, K, b, eps):
+                        sim.start(j)
+                        started.add(j)
+                        sim.counters.starved_forced += 1
+                    else:
+                        head = j
+                        break
+        if head is None:
+            cands = [j for j in win if _fits(dem[j], free, K, b, eps)]
+            if cands:
+                started |= self._decide(sim, win, cands, starved, now)
+        for j in win:
+            if j not in started:
+                passes[j] = passes.get(j, 0) + 1
+        rest = [j for j in order if j not in started]
+        if head is not None:
+            rest.remove(head)
+            rest.insert(0, head)
+        return rest
+
+    def _decide(self, sim: Simulation, win: list[int], cands: list[int], starved: list[int],
+                now: float) -> set[int]:
+        K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+        dem = sim.dem
+        total = tuple(sum(dem[j][k] for j in cands) for k in range(K))
+        if _fits(total, sim.free, K, b, eps):
+            sim.counters.trivial_decisions += 1
+            self._start_set(sim, cands)
+            sim.counters.starved_forced += sum(1 for j in starved if j in cands)
+            return set(cands)
+        problem = self._problem(sim, cands, starved)
+        free_before = list(sim.free)
+        sim.counters.decisions += 1
+        fault = None
+        chosen: list[int] = []
+        decision = None
+        try:
+            decision = timed_solve(self.solver, problem, self.budget)
+            sim.latencies.append(decision.latency_s)
+            if decision.status in (Status.ERROR, Status.INFEASIBLE):
+                raise InvalidDecisionError(
+                    f"solver answered {decision.status.value}: {'; '.join(decision.notes) or 'no reason given'}"
+                )
+            problem.check_selection(decision.selected)
+            chosen = [cands[i] for i in decision.selected]
+        except InvalidDecisionError as exc:
+            fault = str(exc)
+        except Exception as exc:  # a plug-in solver crashed: same handling as an invalid answer
+            fault = f"solver raised {type(exc).__name__}: {exc}"
+        if fault is None:
+            # The core's own check, job by job, in the order they will be started.
+            free = list(sim.free)
+            for j in sorted(chosen, key=lambda j: -sim.ssd[j]):
+                if not _fits(dem[j], free, K, b, eps):
+                    fault = f"job {int(sim.workload.job_id[j])} does not fit the free resources"
+                    break
+                for k in range(K):
+                    free[k] -= dem[j][k]
+        log = sim.options.decision_log
+        if fault is not None:
+            sim.counters.faults += 1
+            if log is not None:
+                log(self._log_entry(sim, now, win, cands, starved, decision, [], fault, free_before))
+            if sim.options.on_invalid == "raise":
+                raise InvalidDecisionError(
+                    f"t={now:g}: decision by {getattr(self.solver, 'id', self.solver)!r} rejected: "
+                    f"{fault} (use on_invalid='fallback' to fall back to the naive rule)"
+                )
+            sim.counters.fallbacks += 1
+            before = set(sim.queue)
+            naive_start(sim, list(cands))
+            return before - set(sim.queue)
+        self._start_set(sim, chosen)
+        sim.counters.starved_forced += sum(1 for j in starved if j in chosen)
+        if log is not None:
+            log(self._log_entry(sim, now, win, cands, starved, decision, chosen, None, free_before))
+        return set(chosen)
+
+    @staticmethod
+    def _start_set(sim: Simulation, jobs: list[int]) -> None:
+        # most SSD-demanding first, so node groups can always be assigned (simcore/system.py)
+        for j in sorted(jobs, key=lambda j: -sim.ssd[j]):
+            sim.start(j)
+
+    @staticmethod
+    def _problem(sim: Simulation, cands: list[int], starved: list[int]) -> SelectionProblem:
+        system = sim.system
+        dem = np.array([sim.dem[j] for j in cands], dtype=np.float64)
+        nodes = dem[:, 0]
+        rows = [nodes]
+        names = ["nodes"]
+        scales = [float(system.nodes)]
+        if sim.bb_index >= 0:
+            rows.append(dem[:, sim.bb_index])
+            names.append("bb_gb")
+            scales.append(float(system.bb_gb))
+        if system.has_ssd:
+            rows.append(np.array([sim.ssd[j] for j in cands]) * nodes)
+            names.append("ssd_gb")
+            scales.append(float(system.ssd_total_gb))
+        pos = {j: i for i, j in enumerate(cands)}
+        return SelectionProblem(
+            capacities=np.maximum(np.array(sim.free, dtype=np.float64), 0.0),
+            demands=dem,
+            objectives=np.vstack(rows),
+            must_include=tuple(pos[j] for j in starved if j in pos),
+            resources=sim.resource_names,
+            objective_names=tuple(names),
+            objective_scales=np.array(scales),
+        )
+
+    @staticmethod
+    def _log_entry(sim: Simulation, now: float, win: list[int], cands: list[int], starved: list[int],
+                   decision: Any, chosen: list[int], fault: str | None,
+                   free: list[float]) -> dict[str, Any]:
+        ids = sim.workload.job_id
+        return {
+            "t": now,
+            "window": [int(ids[j]) for j in win],
+            "candidates": [int(ids[j]) for j in cands],
+            "must_include": [int(ids[j]) for j in starved if j in cands],
+            "selected": [int(ids[j]) for j in chosen],
+            "status": decision.status.value if decision is not None else "error",
+            "objectives": list(decision.objectives) if decision is not None else [],
+            "pareto_points": len(decision.pareto) if decision is not None else 0,
+            "latency_s": decision.latency_s if decision is not None else None,
+            "solver": decision.solver if decision is not None else getattr(sim.policy.solver, "id", ""),
+            "free": free,
+            "fault": fault,
+        }
+
+
+POLICIES: dict[str, type[Policy]] = {"naive": NaivePolicy, "window": WindowPolicy}
