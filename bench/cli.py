@@ -8,6 +8,8 @@ Sub-commands in this version:
   ``{selected, objectives}``), ``latency_s``, ``solver``; plus ``notes``, ``stats``, ``trace``.
 * ``schedbench table PROBLEM.json ... [--solver NAME ...]`` — every solver on every problem,
   side by side, with the quality against the exact answer when an exact solver ran.
+* ``schedbench simulate --workload SPEC [--system S] [--policy P] [--solver NAME] ...`` — one
+  trace-driven simulation; see ``bench/simulate_cmd.py``.
 * ``schedbench check-solver module:Class [--set k=v ...]`` — the conformance suite.
 
 Exit codes: 0 success; 1 a solver answered ``error`` or a conformance check failed; 2 bad input
@@ -31,6 +33,7 @@ from instances.problem_files import load_problem
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
+from bench import simulate_cmd
 from solvers import registry
 
 
@@ -71,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
         help="solver name (repeatable; default: every registered solver)",
     )
     _budget_args(t)
+
+    simulate_cmd.add_parser(sub)
 
     c = sub.add_parser("check-solver", help="run the conformance suite against module:Class")
     c.add_argument("target", help="module:Class of the solver (instantiated with --set parameters)")
@@ -235,6 +240,7 @@ def cmd_check_solver(args: argparse.Namespace) -> int:
 
 _COMMANDS = {
     "solvers": cmd_solvers,
+    "simulate": lambda args: simulate_cmd.run(args),
     "solve": cmd_solve,
     "table": cmd_table,
     "check-solver": cmd_check_solver,

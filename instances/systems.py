@@ -1,28 +1,159 @@
-"""System presets used by the decision-problem generators (sizes from the papers).
+"""Machine presets (sizes from the papers) and machine descriptions in TOML.
 
-* Theta (ALCF): 4,392 nodes (BBSched Table 2); shared burst buffer of 2.16 PB as BBSched §4.1
-  assumes for its experiments.
-* Cori (NERSC): 12,076 nodes and a 1.8 PB burst buffer (BBSched Table 2).
-* Trinity (LANL): 18,936 compute nodes and 576 burst-buffer nodes with 3.7 PB (BBSim paper;
-  Cerberus' evaluation system).
+Presets (burst buffer capacities in GB, 1 PB = 10^6 GB):
 
-Burst buffer capacities are in GB with 1 PB = 10^6 GB.
+* ``theta`` (ALCF): 4,392 nodes (BBSched Table 2); the shared burst buffer of 2.16 PB that
+  BBSched §4.1 assumes for its experiments.
+* ``theta-ssd``: the same with local SSDs as in BBSched §5 (S5–S7): half of the nodes with
+  128 GB, half with 256 GB. Kept separate from ``theta`` because the SSD adds a resource (and an
+  objective) to every decision, which workloads without SSD requests should not pay for.
+* ``cori`` (NERSC): 12,076 nodes and a 1.8 PB burst buffer (BBSched Table 2).
+* ``trinity`` (LANL): 18,936 compute nodes; 576 burst-buffer nodes with 3.7 PB in total;
+  8 GB/s between compute nodes and burst buffer, 2.5 GB/s between compute nodes and the I/O
+  layer (BBSim paper, system section; Cerberus' evaluation system).
+
+A TOML machine file holds ``name``, either ``nodes`` (identical nodes) or a list of
+``[[node_groups]]`` tables (``name``, ``count``, ``ssd_gb``), and optionally ``bb_gb``,
+``bw_bb_gbps``, ``bw_io_gbps`` and ``description``::
+
+    name = "mini"
+    bb_gb = 1000
+    [[node_groups]]
+    name = "ssd128"
+    count = 64
+    ssd_gb = 128
+    [[node_groups]]
+    name = "ssd256"
+    count = 64
+    ssd_gb = 256
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from simcore.errors import SchedbenchError
+from simcore.system import NodeGroup, System, SystemSpecError
+
+#: Kept for the decision-problem generators (``instances/windows.py``): a System has
+#: ``name``, ``nodes`` and ``bb_gb`` like the small record they used before.
+MachineSize = System
+
+THETA = System.simple("theta", 4392, 2.16e6)
+THETA_SSD = System(
+    "theta-ssd",
+    (NodeGroup("ssd128", 2196, 128.0), NodeGroup("ssd256", 2196, 256.0)),
+    2.16e6,
+    description="Theta with BBSched §5's local SSDs: half 128 GB, half 256 GB",
+)
+CORI = System.simple("cori", 12076, 1.8e6)
+TRINITY = System.simple("trinity", 18936, 3.7e6, bw_bb_gbps=8.0, bw_io_gbps=2.5)
+
+PRESETS: dict[str, System] = {m.name: m for m in (THETA, THETA_SSD, CORI, TRINITY)}
 
 
-@dataclass(frozen=True, slots=True)
-class MachineSize:
-    name: str
-    nodes: int
-    bb_gb: float
+class SystemFileError(SchedbenchError, ValueError):
+    """A machine TOML file with a missing or wrong key; the message names file and key."""
 
 
-THETA = MachineSize("theta", 4392, 2.16e6)
-CORI = MachineSize("cori", 12076, 1.8e6)
-TRINITY = MachineSize("trinity", 18936, 3.7e6)
+_TOP_KEYS = {"name", "nodes", "node_groups", "bb_gb", "bw_bb_gbps", "bw_io_gbps", "description"}
+_GROUP_KEYS = {"name", "count", "ssd_gb"}
 
-PRESETS = {m.name: m for m in (THETA, CORI, TRINITY)}
+
+def _number(data: dict, key: str, where: str, *, integer: bool = False, default: Any = None) -> Any:
+    if key not in data:
+        if default is None:
+            raise SystemFileError(f"{where}: missing key {key!r}")
+        return default
+    v = data[key]
+    ok = isinstance(v, int) if integer else isinstance(v, (int, float))
+    if isinstance(v, bool) or not ok:
+        kind = "an integer" if integer else "a number"
+        raise SystemFileError(f"{where}: key {key!r}: expected {kind}, got {v!r}")
+    return v
+
+
+def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
+    """Build a :class:`System` from the TOML structure; errors name ``source`` and the key."""
+    if not isinstance(data, dict):
+        raise SystemFileError(f"{source}: expected a table of machine keys")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise SystemFileError(
+            f"{source}: unknown key {unknown[0]!r}; expected some of {', '.join(sorted(_TOP_KEYS))}"
+        )
+    name = data.get("name", Path(source).stem)
+    if not isinstance(name, str) or not name:
+        raise SystemFileError(f"{source}: key 'name': expected a non-empty string, got {name!r}")
+    if ("nodes" in data) == ("node_groups" in data):
+        raise SystemFileError(f"{source}: give exactly one of 'nodes' or [[node_groups]]")
+    groups: list[NodeGroup] = []
+    try:
+        if "nodes" in data:
+            groups.append(NodeGroup("compute", _number(data, "nodes", source, integer=True)))
+        else:
+            raw = data["node_groups"]
+            if not isinstance(raw, list) or not raw:
+                raise SystemFileError(f"{source}: 'node_groups': expected a non-empty list of tables")
+            for i, g in enumerate(raw):
+                where = f"{source}: node_groups[{i}]"
+                if not isinstance(g, dict):
+                    raise SystemFileError(f"{where}: expected a table")
+                bad = sorted(set(g) - _GROUP_KEYS)
+                if bad:
+                    raise SystemFileError(f"{where}: unknown key {bad[0]!r}; expected name, count, ssd_gb")
+                gname = g.get("name", f"group{i}")
+                groups.append(
+                    NodeGroup(
+                        str(gname),
+                        _number(g, "count", where, integer=True),
+                        float(_number(g, "ssd_gb", where, default=0.0)),
+                    )
+                )
+        kw = {
+            k: float(_number(data, k, source, default=default))
+            for k, default in (("bw_bb_gbps", 8.0), ("bw_io_gbps", 2.5))
+        }
+        return System(
+            name,
+            tuple(groups),
+            float(_number(data, "bb_gb", source, default=0.0)),
+            description=str(data.get("description", "")),
+            **kw,
+        )
+    except SystemSpecError as exc:
+        raise SystemFileError(f"{source}: {exc}") from None
+
+
+def load_system_file(path: str | Path) -> System:
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except FileNotFoundError:
+        raise SystemFileError(f"{p}: no such machine file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SystemFileError(f"{p}: not valid TOML: {exc}") from None
+    return system_from_dict(data, source=str(p))
+
+
+def resolve_system(spec: str | None, *, max_nodes: int | None = None) -> System:
+    """A preset name, a TOML path, or — when ``spec`` is None — a machine of ``max_nodes``.
+
+    The last case is the SWF header rule of ``schedbench simulate`` (MaxNodes, else MaxProcs).
+    """
+    if spec is None:
+        if not max_nodes:
+            raise SystemFileError(
+                "no --system given and the workload has no MaxNodes/MaxProcs header; "
+                f"give a preset ({', '.join(PRESETS)}) or a machine TOML file"
+            )
+        return System.simple(f"swf-{max_nodes}", int(max_nodes))
+    if spec in PRESETS:
+        return PRESETS[spec]
+    if spec.endswith(".toml") or Path(spec).exists():
+        return load_system_file(spec)
+    raise SystemFileError(
+        f"unknown system {spec!r}: expected a preset ({', '.join(PRESETS)}) or a machine .toml file"
+    )

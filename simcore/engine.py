@@ -197,6 +197,7 @@ class Simulation:
         self.latencies = array("d")
         self.counters = Counters()
         self.done = 0
+        self._job_times: dict[int, tuple[float, float, float]] = {}  # three-phase durations
 
     # ------------------------------------------------------------------ resources
     def demand(self, j: int) -> tuple[float, ...]:
@@ -238,13 +239,25 @@ class Simulation:
                 "resource vector said it fits (start the most SSD-demanding jobs first)"
             )
         self.group_alloc[j] = taken
+        self._sync_cuts()
         self.ssd_req_used += s * self.nodes[j]
         self.ssd_assigned_used += sum(t * size for t, size in zip(taken, self.group_ssd))
+
+    def _sync_cuts(self) -> None:
+        """Free ``nodes_ssd>=t`` entries from the groups' real free counts.
+
+        A job with a small SSD request may spill onto larger-SSD nodes; its demand vector does
+        not say so, so the cut entries are recomputed from the node groups after every change.
+        """
+        gf = self.group_free
+        for k, groups in enumerate(self._cut_groups, start=1):
+            self.free[k] = float(sum(gf[g] for g in groups))
 
     def _free_groups(self, j: int) -> None:
         taken = self.group_alloc.pop(j)
         for gi, t in enumerate(taken):
             self.group_free[gi] += t
+        self._sync_cuts()
         self.ssd_req_used -= self.ssd[j] * self.nodes[j]
         self.ssd_assigned_used -= sum(t * size for t, size in zip(taken, self.group_ssd))
 
@@ -441,7 +454,6 @@ class Simulation:
 
     def run(self) -> ScheduleResult:
         """Simulate until every job has ended (or can never start); return the schedule."""
-        self._job_times: dict[int, tuple[float, float, float]] = {}
         heap = self._heap
         submit = self.submit
         n = self.n
@@ -474,8 +486,18 @@ class Simulation:
             self._record_usage()
         return self._result()
 
-    def _result(self) -> ScheduleResult:
-        if self.queue or self.running or self.stage_queue:
+    def snapshot(self) -> ScheduleResult:
+        """The schedule so far, for a run that stopped early (an error, an interrupt).
+
+        Jobs that had not ended keep state ``UNFINISHED``; ``config["aborted"]`` is True.
+        """
+        result = self._result(partial=True)
+        result.config["aborted"] = True
+        result.config["stopped_at"] = self.now
+        return result
+
+    def _result(self, partial: bool = False) -> ScheduleResult:
+        if not partial and (self.queue or self.running or self.stage_queue):
             # Cannot happen with a correct policy: every queued job fits the empty machine.
             raise SimulationError(
                 f"simulation stopped with {len(self.queue)} queued, {len(self.stage_queue)} "
@@ -484,6 +506,8 @@ class Simulation:
         if not self.three_phase:
             self.first_alloc = self.start_t.copy()
             self.last_release = self.end_t.copy()
+        if partial:  # running jobs have a start but no end yet
+            self.end_t = np.where(self.state == JobState.UNFINISHED, np.nan, self.end_t)
         usage = np.column_stack([np.frombuffer(c, dtype=np.float64) for c in self.usage_cols]) if len(
             self.usage_t
         ) else np.zeros((0, len(USAGE_COLUMNS)))

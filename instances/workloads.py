@@ -1,0 +1,148 @@
+"""Workload specs: one string names an SWF file or a generator, plus optional transformations.
+
+Grammar (used by ``schedbench simulate --workload`` and, later, by suites)::
+
+    SPEC      := SOURCE ( "+" TRANSFORM )*
+    SOURCE    := PATH.swf[.gz]               an SWF file (instances/swf.py)
+               | "lublin:" k=v,...           the Lublin–Feitelson model (instances/lublin.py)
+    TRANSFORM := "bbsched:" SCENARIO [,k=v]  BBSched S1–S7 (instances/bbsched.py)
+               | "arrivals:" FACTOR          arrival-rate factor (denser when > 1)
+               | "head:" N                   the first N jobs
+
+Examples: ``../shared/traces/KTH-SP2-1996-2.1-cln.swf``,
+``lublin:jobs=10000,nodes=256,seed=1``,
+``lublin:jobs=20000,nodes=4392,seed=3+bbsched:S4,seed=3+arrivals:1.5``.
+
+Generator keys are passed to the generator as keyword arguments (numbers converted); an
+unknown key is reported with the keys the generator accepts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from simcore.errors import SchedbenchError
+from simcore.workload import Workload
+
+
+class WorkloadSpecError(SchedbenchError, ValueError):
+    """A workload spec that cannot be understood; the message quotes the part at fault."""
+
+
+def _value(text: str) -> Any:
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _kv(text: str, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        if "=" not in part:
+            raise WorkloadSpecError(f"{where}: expected key=value, got {part!r}")
+        k, v = part.split("=", 1)
+        out[k.strip()] = _value(v.strip())
+    return out
+
+
+def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Workload:
+    params = inspect.signature(fn).parameters
+    accepted = [p for p in params if params[p].kind is inspect.Parameter.KEYWORD_ONLY]
+    unknown = [k for k in kw if k not in params]
+    if unknown:
+        raise WorkloadSpecError(
+            f"{where}: unknown key {unknown[0]!r}; accepted: {', '.join(accepted)}"
+        )
+    try:
+        return fn(*args, **kw)
+    except TypeError as exc:
+        raise WorkloadSpecError(f"{where}: {exc}") from None
+
+
+def _lublin(args: str, where: str) -> Workload:
+    from instances.lublin import generate_lublin
+
+    kw = _kv(args, where)
+    if "jobs" not in kw:
+        raise WorkloadSpecError(f"{where}: missing key 'jobs' (number of jobs to generate)")
+    n = kw.pop("jobs")
+    if not isinstance(n, int) or n < 1:
+        raise WorkloadSpecError(f"{where}: jobs: expected an integer >= 1, got {n!r}")
+    return _call(generate_lublin, where, n, **kw)
+
+
+GENERATORS: dict[str, Callable[[str, str], Workload]] = {"lublin": _lublin}
+
+
+def _bbsched(w: Workload, args: str, where: str) -> Workload:
+    from instances.bbsched import bbsched_scenario
+
+    name, _, rest = args.partition(",")
+    return _call(bbsched_scenario, where, w, name.strip(), **_kv(rest, where))
+
+
+def _arrivals(w: Workload, args: str, where: str) -> Workload:
+    from instances.bbsched import scale_arrivals
+
+    try:
+        factor = float(args)
+    except ValueError:
+        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from None
+    return scale_arrivals(w, factor)
+
+
+def _head(w: Workload, args: str, where: str) -> Workload:
+    try:
+        n = int(args)
+    except ValueError:
+        raise WorkloadSpecError(f"{where}: expected an integer, got {args!r}") from None
+    return w.take(slice(0, n))
+
+
+TRANSFORMS: dict[str, Callable[[Workload, str, str], Workload]] = {
+    "bbsched": _bbsched,
+    "arrivals": _arrivals,
+    "head": _head,
+}
+
+
+def load_workload(spec: str, *, on_bad_line: str = "error") -> Workload:
+    """Resolve a workload spec (see the module docstring) into a :class:`Workload`."""
+    parts = spec.split("+")
+    # A path may itself contain '+': grow the source until it names an existing file.
+    k = 1
+    while k < len(parts) and not Path(parts[0]).exists() and Path("+".join(parts[: k + 1])).exists():
+        k += 1
+    source, transforms = "+".join(parts[:k]), parts[k:]
+    kind, sep, args = source.partition(":")
+    if sep and kind in GENERATORS:
+        w = GENERATORS[kind](args, f"workload {source!r}")
+    else:
+        path = Path(source)
+        if not path.exists():
+            raise WorkloadSpecError(
+                f"workload {source!r}: no such file, and not a generator "
+                f"({', '.join(g + ':...' for g in GENERATORS)})"
+            )
+        from instances.swf import read_swf
+
+        w = read_swf(path, on_bad_line=on_bad_line)
+    for t in transforms:
+        name, _, args = t.partition(":")
+        fn = TRANSFORMS.get(name.strip())
+        if fn is None:
+            raise WorkloadSpecError(
+                f"workload transform {t!r}: unknown; known: {', '.join(TRANSFORMS)}"
+            )
+        w = fn(w, args, f"workload transform {t!r}")
+    if transforms:
+        w = w.replace(source=spec)
+    return w
