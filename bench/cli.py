@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 from tabulate import tabulate
 
+from bench import simulate_cmd
 from instances.problem_files import load_problem
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
-from bench import simulate_cmd
 from solvers import registry
 
 

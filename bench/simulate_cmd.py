@@ -52,36 +52,84 @@ def add_parser(sub: Any) -> None:
         help="simulate a workload under a policy and write per-job records, metrics, decisions",
         description=__doc__.split("\n\n")[0],
     )
-    p.add_argument("--workload", required=True, metavar="SPEC",
-                   help="SWF file or generator spec, e.g. lublin:jobs=10000,nodes=256,seed=1; "
-                        "transforms: +bbsched:S4 +arrivals:1.5 +head:1000")
-    p.add_argument("--system", default=None, metavar="PRESET|TOML",
-                   help=f"machine: {', '.join(PRESETS)} or a .toml file "
-                        "(default: the SWF header's MaxNodes, else MaxProcs)")
-    p.add_argument("--policy", default=None, choices=sorted(POLICIES),
-                   help="naive (Slurm-like baseline) or window (a solver picks from the window); "
-                        "default naive, or window when --solver is given")
+    p.add_argument(
+        "--workload",
+        required=True,
+        metavar="SPEC",
+        help="SWF file or generator spec, e.g. lublin:jobs=10000,nodes=256,seed=1; "
+        "transforms: +bbsched:S4 +arrivals:1.5 +head:1000",
+    )
+    p.add_argument(
+        "--system",
+        default=None,
+        metavar="PRESET|TOML",
+        help=f"machine: {', '.join(PRESETS)} or a .toml file "
+        "(default: the SWF header's MaxNodes, else MaxProcs)",
+    )
+    p.add_argument(
+        "--policy",
+        default=None,
+        choices=sorted(POLICIES),
+        help="naive (Slurm-like baseline) or window (a solver picks from the window); "
+        "default naive, or window when --solver is given",
+    )
     p.add_argument("--solver", default=None, help="registered solver for the window policy")
-    p.add_argument("--set", dest="params", action="append", default=[], metavar="KEY=VALUE",
-                   help="solver parameter (repeatable)")
+    p.add_argument(
+        "--set",
+        dest="params",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="solver parameter (repeatable)",
+    )
     p.add_argument("--window", type=int, default=20, help="window size (default 20, BBSched)")
-    p.add_argument("--starvation-bound", type=int, default=50,
-                   help="passes a job may stay in the window before it must start (default 50)")
-    p.add_argument("--priority", default="fcfs", choices=sorted(PRIORITIES),
-                   help="base scheduler order (default fcfs)")
+    p.add_argument(
+        "--starvation-bound",
+        type=int,
+        default=50,
+        help="passes a job may stay in the window before it must start (default 50)",
+    )
+    p.add_argument(
+        "--priority",
+        default="fcfs",
+        choices=sorted(PRIORITIES),
+        help="base scheduler order (default fcfs)",
+    )
     p.add_argument("--backfill", default="easy", choices=BACKFILLS, help="default easy")
     p.add_argument("--lifecycle", default="classic", choices=LIFECYCLES, help="default classic")
-    p.add_argument("--budget", type=float, default=15.0, metavar="S",
-                   help="decision deadline in seconds (default 15, at most 30)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="decision deadline in seconds (default 15, at most 30)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers")
-    p.add_argument("--on-invalid", default="raise", choices=("raise", "fallback"),
-                   help="an invalid decision stops the run (default) or falls back to naive")
-    p.add_argument("--warmup", type=float, default=0.0, metavar="S",
-                   help="seconds after the first submission excluded from the metrics")
-    p.add_argument("--cooldown", type=float, default=0.0, metavar="S",
-                   help="seconds before the last submission excluded from the metrics")
-    p.add_argument("--skip-bad-lines", action="store_true",
-                   help="skip (and count) malformed SWF lines instead of stopping")
+    p.add_argument(
+        "--on-invalid",
+        default="raise",
+        choices=("raise", "fallback"),
+        help="an invalid decision stops the run (default) or falls back to naive",
+    )
+    p.add_argument(
+        "--warmup",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seconds after the first submission excluded from the metrics",
+    )
+    p.add_argument(
+        "--cooldown",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="seconds before the last submission excluded from the metrics",
+    )
+    p.add_argument(
+        "--skip-bad-lines",
+        action="store_true",
+        help="skip (and count) malformed SWF lines instead of stopping",
+    )
     p.add_argument("--out", default=None, metavar="DIR", help="output directory")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -94,8 +142,10 @@ def _slug(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     policy_name = args.policy or ("window" if args.solver else "naive")
     if policy_name == "window" and not args.solver:
-        print("schedbench: error: --policy window needs --solver NAME "
-              "(see 'schedbench solvers')", file=sys.stderr)
+        print(
+            "schedbench: error: --policy window needs --solver NAME (see 'schedbench solvers')",
+            file=sys.stderr,
+        )
         return 2
     if policy_name == "naive" and args.solver:
         print("schedbench: error: --solver is only used by --policy window", file=sys.stderr)
@@ -106,12 +156,21 @@ def run(args: argparse.Namespace) -> int:
     if policy_name == "window":
         solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
         warm_up(solver)
-        policy: Any = WindowPolicy(solver, window=args.window, starvation_bound=args.starvation_bound,
-                                   budget=budget, backfill=args.backfill)
+        policy: Any = WindowPolicy(
+            solver,
+            window=args.window,
+            starvation_bound=args.starvation_bound,
+            budget=budget,
+            backfill=args.backfill,
+        )
     else:
         policy = NaivePolicy(backfill=args.backfill)
-    out = Path(args.out) if args.out else Path("results") / "simulate" / (
-        f"{_slug(args.workload)}-{policy.describe()}".replace("/", "_")
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("results")
+        / "simulate"
+        / (f"{_slug(args.workload)}-{policy.describe()}".replace("/", "_"))
     )
     out.mkdir(parents=True, exist_ok=True)
     window = MeasurementWindow(warmup_s=args.warmup, cooldown_s=args.cooldown)
@@ -146,24 +205,37 @@ def run(args: argparse.Namespace) -> int:
     if log_file:
         log_file.close()
     result.config.update(
-        {"wall_s": round(wall, 3), "jobs_per_s": round(len(workload) / wall, 1) if wall > 0 else None,
-         "backfill": args.backfill, "window": args.window if policy_name == "window" else None,
-         "budget_s": args.budget, "cleaning": dict(workload.cleaning)}
+        {
+            "wall_s": round(wall, 3),
+            "jobs_per_s": round(len(workload) / wall, 1) if wall > 0 else None,
+            "backfill": args.backfill,
+            "window": args.window if policy_name == "window" else None,
+            "budget_s": args.budget,
+            "cleaning": dict(workload.cleaning),
+        }
     )
     if error is not None:
         result.config["error"] = f"{type(error).__name__}: {error}"
     write_outputs(result, out, window, budget_s=args.budget)
     if error is not None:
-        print(f"schedbench: error: simulation stopped at t={sim.now:g}: {error}\n"
-              f"  partial results written to {out}/", file=sys.stderr)
+        print(
+            f"schedbench: error: simulation stopped at t={sim.now:g}: {error}\n"
+            f"  partial results written to {out}/",
+            file=sys.stderr,
+        )
         return 2 if not isinstance(error, KeyboardInterrupt) else 130
     metrics = json.loads((out / "metrics.json").read_text())
-    print(f"{workload.source}: {len(workload)} jobs on {system.name} ({system.nodes} nodes"
-          + (f", {system.bb_gb:g} GB BB" if system.bb_gb else "") + f") with {policy.describe()}, "
-          f"{args.priority}; simulated in {wall:.2f} s ({len(workload) / max(wall, 1e-9):,.0f} jobs/s)")
+    print(
+        f"{workload.source}: {len(workload)} jobs on {system.name} ({system.nodes} nodes"
+        + (f", {system.bb_gb:g} GB BB" if system.bb_gb else "")
+        + f") with {policy.describe()}, "
+        f"{args.priority}; simulated in {wall:.2f} s ({len(workload) / max(wall, 1e-9):,.0f} jobs/s)"
+    )
     print(format_summary(metrics["metrics"]))
-    print(f"written: {out}/jobs.csv, metrics.json, schedule.swf"
-          + (", decisions.jsonl" if policy_name == "window" else ""))
+    print(
+        f"written: {out}/jobs.csv, metrics.json, schedule.swf"
+        + (", decisions.jsonl" if policy_name == "window" else "")
+    )
     return 0
 
 
@@ -171,8 +243,14 @@ class _Bar:
     def __init__(self, total: int, disable: bool):
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, unit="job", disable=disable or None, file=sys.stderr,
-                         mininterval=0.5, smoothing=0.1)
+        self._bar = tqdm(
+            total=total,
+            unit="job",
+            disable=disable or None,
+            file=sys.stderr,
+            mininterval=0.5,
+            smoothing=0.1,
+        )
         self._done = 0
 
     def set_done(self, done: int) -> None:
@@ -196,29 +274,64 @@ def _cell(x: float) -> str:
 def write_jobs_csv(result: ScheduleResult, path: Path) -> None:
     w = result.workload
     names = {s.value: s.name.lower() for s in JobState}
-    three = not np.array_equal(result.first_alloc, result.start, equal_nan=True) or not np.array_equal(
-        result.last_release, result.end, equal_nan=True
-    )
-    cols = ["id", "submit", "start", "end", "nodes", "requested_time", "runtime", "wait", "bb_gb",
-            "ssd_gb", "status"] + (["first_alloc", "last_release"] if three else [])
+    three = not np.array_equal(
+        result.first_alloc, result.start, equal_nan=True
+    ) or not np.array_equal(result.last_release, result.end, equal_nan=True)
+    cols = [
+        "id",
+        "submit",
+        "start",
+        "end",
+        "nodes",
+        "requested_time",
+        "runtime",
+        "wait",
+        "bb_gb",
+        "ssd_gb",
+        "status",
+    ] + (["first_alloc", "last_release"] if three else [])
     wait = result.start - w.submit
     with path.open("w", newline="") as fh:
         out = csv.writer(fh)
         out.writerow(cols)
-        rows = zip(w.job_id.tolist(), w.submit.tolist(), result.start.tolist(), result.end.tolist(),
-                   w.nodes.tolist(), w.requested_time.tolist(), w.runtime.tolist(), wait.tolist(),
-                   w.bb_gb.tolist(), w.ssd_gb.tolist(), result.state.tolist(),
-                   result.first_alloc.tolist(), result.last_release.tolist())
+        rows = zip(
+            w.job_id.tolist(),
+            w.submit.tolist(),
+            result.start.tolist(),
+            result.end.tolist(),
+            w.nodes.tolist(),
+            w.requested_time.tolist(),
+            w.runtime.tolist(),
+            wait.tolist(),
+            w.bb_gb.tolist(),
+            w.ssd_gb.tolist(),
+            result.state.tolist(),
+            result.first_alloc.tolist(),
+            result.last_release.tolist(),
+            strict=True,
+        )
         for r in rows:
-            line = [r[0], _cell(r[1]), _cell(r[2]), _cell(r[3]), r[4], _cell(r[5]), _cell(r[6]),
-                    _cell(r[7]), _cell(r[8]), _cell(r[9]), names[r[10]]]
+            line = [
+                r[0],
+                _cell(r[1]),
+                _cell(r[2]),
+                _cell(r[3]),
+                r[4],
+                _cell(r[5]),
+                _cell(r[6]),
+                _cell(r[7]),
+                _cell(r[8]),
+                _cell(r[9]),
+                names[r[10]],
+            ]
             if three:
                 line += [_cell(r[11]), _cell(r[12])]
             out.writerow(line)
 
 
-def write_outputs(result: ScheduleResult, out: Path, window: MeasurementWindow, *,
-                  budget_s: float) -> None:
+def write_outputs(
+    result: ScheduleResult, out: Path, window: MeasurementWindow, *, budget_s: float
+) -> None:
     """jobs.csv, metrics.json and schedule.swf; each written to a temporary name, then renamed."""
     from instances.swf import write_swf
 
@@ -229,8 +342,12 @@ def write_outputs(result: ScheduleResult, out: Path, window: MeasurementWindow, 
         metrics = compute_metrics(result, window, budget_s=budget_s)
     except Exception as exc:  # e.g. a window longer than an aborted run: keep the rest
         metrics = {"error": f"{type(exc).__name__}: {exc}"}
-    doc = {"metrics": metrics, "counters": result.counters, "config": result.config,
-           "system": result.system.to_dict()}
+    doc = {
+        "metrics": metrics,
+        "counters": result.counters,
+        "config": result.config,
+        "system": result.system.to_dict(),
+    }
     tmp = out / "metrics.json.tmp"
     tmp.write_text(json.dumps(doc, indent=2, default=_json_default, allow_nan=False))
     tmp.replace(out / "metrics.json")

@@ -96,14 +96,18 @@ def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
         else:
             raw = data["node_groups"]
             if not isinstance(raw, list) or not raw:
-                raise SystemFileError(f"{source}: 'node_groups': expected a non-empty list of tables")
+                raise SystemFileError(
+                    f"{source}: 'node_groups': expected a non-empty list of tables"
+                )
             for i, g in enumerate(raw):
                 where = f"{source}: node_groups[{i}]"
                 if not isinstance(g, dict):
                     raise SystemFileError(f"{where}: expected a table")
                 bad = sorted(set(g) - _GROUP_KEYS)
                 if bad:
-                    raise SystemFileError(f"{where}: unknown key {bad[0]!r}; expected name, count, ssd_gb")
+                    raise SystemFileError(
+                        f"{where}: unknown key {bad[0]!r}; expected name, count, ssd_gb"
+                    )
                 gname = g.get("name", f"group{i}")
                 groups.append(
                     NodeGroup(

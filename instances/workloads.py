@@ -119,7 +119,9 @@ def load_workload(spec: str, *, on_bad_line: str = "error") -> Workload:
     parts = spec.split("+")
     # A path may itself contain '+': grow the source until it names an existing file.
     k = 1
-    while k < len(parts) and not Path(parts[0]).exists() and Path("+".join(parts[: k + 1])).exists():
+    while (
+        k < len(parts) and not Path(parts[0]).exists() and Path("+".join(parts[: k + 1])).exists()
+    ):
         k += 1
     source, transforms = "+".join(parts[:k]), parts[k:]
     kind, sep, args = source.partition(":")

@@ -103,11 +103,17 @@ class SimOptions:
 
     def __post_init__(self) -> None:
         if self.lifecycle not in LIFECYCLES:
-            raise ConfigError(f"lifecycle: expected one of {', '.join(LIFECYCLES)}, got {self.lifecycle!r}")
+            raise ConfigError(
+                f"lifecycle: expected one of {', '.join(LIFECYCLES)}, got {self.lifecycle!r}"
+            )
         if self.priority not in PRIORITIES:
-            raise ConfigError(f"priority: expected one of {', '.join(PRIORITIES)}, got {self.priority!r}")
+            raise ConfigError(
+                f"priority: expected one of {', '.join(PRIORITIES)}, got {self.priority!r}"
+            )
         if self.on_invalid not in ("raise", "fallback"):
-            raise ConfigError(f"on_invalid: expected 'raise' or 'fallback', got {self.on_invalid!r}")
+            raise ConfigError(
+                f"on_invalid: expected 'raise' or 'fallback', got {self.on_invalid!r}"
+            )
 
 
 @dataclass(slots=True)
@@ -134,7 +140,9 @@ class Simulation:
     access would dominate it. Per-job demand tuples are built at arrival and dropped at the end.
     """
 
-    def __init__(self, workload: Workload, system: System, policy: Any, options: SimOptions | None = None):
+    def __init__(
+        self, workload: Workload, system: System, policy: Any, options: SimOptions | None = None
+    ):
         self.workload = workload
         self.system = system
         self.policy = policy
@@ -195,6 +203,7 @@ class Simulation:
         self.ssd_req_used = 0.0
         self.ssd_assigned_used = 0.0
         self.latencies = array("d")
+        self._last_usage: tuple[float, ...] = ()
         self.counters = Counters()
         self.done = 0
         self._job_times: dict[int, tuple[float, float, float]] = {}  # three-phase durations
@@ -204,12 +213,9 @@ class Simulation:
         return self.dem[j]
 
     def fits(self, d: tuple[float, ...], free: list[float] | None = None) -> bool:
-        f = self.free if free is None else free
-        b = self.bb_index
-        for k in range(self.K):
-            if d[k] > f[k] + (self.bb_eps if k == b else 0.0):
-                return False
-        return True
+        from simcore.policies import _fits  # one definition of "fits"
+
+        return _fits(d, self.free if free is None else free, self.K, self.bb_index, self.bb_eps)
 
     def _take(self, d: tuple[float, ...]) -> None:
         f = self.free
@@ -241,7 +247,9 @@ class Simulation:
         self.group_alloc[j] = taken
         self._sync_cuts()
         self.ssd_req_used += s * self.nodes[j]
-        self.ssd_assigned_used += sum(t * size for t, size in zip(taken, self.group_ssd))
+        self.ssd_assigned_used += sum(
+            t * size for t, size in zip(taken, self.group_ssd, strict=True)
+        )
 
     def _sync_cuts(self) -> None:
         """Free ``nodes_ssd>=t`` entries from the groups' real free counts.
@@ -259,7 +267,9 @@ class Simulation:
             self.group_free[gi] += t
         self._sync_cuts()
         self.ssd_req_used -= self.ssd[j] * self.nodes[j]
-        self.ssd_assigned_used -= sum(t * size for t, size in zip(taken, self.group_ssd))
+        self.ssd_assigned_used -= sum(
+            t * size for t, size in zip(taken, self.group_ssd, strict=True)
+        )
 
     def _push(self, t: float, kind: int, j: int) -> None:
         self._seq += 1
@@ -434,7 +444,7 @@ class Simulation:
     def _safe_after_staging(self, new: int) -> bool:
         """Banker's check: with ``new`` staged, can every staged job still get its run buffer?"""
         b = self.bb_index
-        holders = list(self.staged) + [new]
+        holders = [*self.staged, new]
         avail = self.system.bb_gb - sum(self.data_in[h] for h in holders)
         needs = sorted((self.dem[h][b], self.data_in[h]) for h in holders)
         for need, held in needs:
@@ -445,12 +455,19 @@ class Simulation:
 
     # ------------------------------------------------------------------ the loop
     def _record_usage(self) -> None:
+        """Append the usage from now on, unless it equals the last recorded row."""
+        row = (
+            self.capacity[0] - self.free[0],
+            self.used_bb,
+            self.ssd_req_used,
+            self.ssd_assigned_used,
+        )
+        if row == self._last_usage:
+            return
+        self._last_usage = row
         self.usage_t.append(self.now)
-        cols = self.usage_cols
-        cols[0].append(self.capacity[0] - self.free[0])
-        cols[1].append(self.used_bb)
-        cols[2].append(self.ssd_req_used)
-        cols[3].append(self.ssd_assigned_used)
+        for col, v in zip(self.usage_cols, row, strict=True):
+            col.append(v)
 
     def run(self) -> ScheduleResult:
         """Simulate until every job has ended (or can never start); return the schedule."""
@@ -508,11 +525,18 @@ class Simulation:
             self.last_release = self.end_t.copy()
         if partial:  # running jobs have a start but no end yet
             self.end_t = np.where(self.state == JobState.UNFINISHED, np.nan, self.end_t)
-        usage = np.column_stack([np.frombuffer(c, dtype=np.float64) for c in self.usage_cols]) if len(
-            self.usage_t
-        ) else np.zeros((0, len(USAGE_COLUMNS)))
+        usage = (
+            np.column_stack([np.frombuffer(c, dtype=np.float64) for c in self.usage_cols])
+            if len(self.usage_t)
+            else np.zeros((0, len(USAGE_COLUMNS)))
+        )
         capacity = np.array(
-            [float(self.system.nodes), float(self.system.bb_gb), self.system.ssd_total_gb, self.system.ssd_total_gb]
+            [
+                float(self.system.nodes),
+                float(self.system.bb_gb),
+                self.system.ssd_total_gb,
+                self.system.ssd_total_gb,
+            ]
         )
         c = self.counters
         counters = {
@@ -554,6 +578,8 @@ class Simulation:
         )
 
 
-def simulate(workload: Workload, system: System, policy: Any, options: SimOptions | None = None) -> ScheduleResult:
+def simulate(
+    workload: Workload, system: System, policy: Any, options: SimOptions | None = None
+) -> ScheduleResult:
     """Run one simulation (see :class:`Simulation`)."""
     return Simulation(workload, system, policy, options).run()

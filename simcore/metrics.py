@@ -52,6 +52,10 @@ from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from simcore.workload import Workload
 
 
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 class MetricsError(SchedbenchError, ValueError):
     """Metrics cannot be computed: an empty or inverted window, a malformed result, a bad option."""
 
@@ -192,6 +196,7 @@ class MeasurementWindow:
         return t_lo, t_hi
 
 
+#: The default window: nothing trimmed.
 NO_TRIM = MeasurementWindow()
 
 
@@ -215,8 +220,9 @@ def integrate_usage(usage_t: np.ndarray, usage: np.ndarray, t_lo: float, t_hi: f
         )
     if t.size == 0 or not t_hi > t_lo:
         return np.zeros(u.shape[1])
-    if np.any(np.diff(t) < 0):
-        i = int(np.flatnonzero(np.diff(t) < 0)[0]) + 1
+    backwards = np.flatnonzero(np.diff(t) < 0)
+    if backwards.size:
+        i = int(backwards[0]) + 1
         raise MetricsError(f"usage_t[{i}] = {t[i]!r} comes before usage_t[{i - 1}] = {t[i - 1]!r}")
     lo = np.clip(t, t_lo, t_hi)  # step starts inside the window
     hi = np.empty_like(lo)
@@ -742,7 +748,3 @@ def _check_nonneg(name: str, value: float) -> None:
 def _check_positive(name: str, value: float) -> None:
     if not (_is_real(value) and math.isfinite(value) and value > 0):
         raise MetricsError(f"{name}: expected a number > 0, got {value!r}")
-
-
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)

@@ -63,14 +63,19 @@ BACKFILLS = ("easy", "conservative", "none")
 
 
 def _fits(d: tuple[float, ...], f: list[float], K: int, b: int, eps: float) -> bool:
-    for k in range(K):
+    """Every entry of demand ``d`` within ``f`` (burst buffer, entry ``b``, with slack ``eps``)."""
+    if d[0] > f[0]:  # nodes first: the usual reason, and cheap
+        return False
+    for k in range(1, K):  # noqa: SIM110 - a plain loop; all() with a generator is slower here
         if d[k] > f[k] + (eps if k == b else 0.0):
             return False
     return True
 
 
 # ---------------------------------------------------------------------- backfilling
-def head_reservation(sim: Simulation, d: tuple[float, ...], now: float) -> tuple[float, list[float]]:
+def head_reservation(
+    sim: Simulation, d: tuple[float, ...], now: float
+) -> tuple[float, list[float]]:
     """(shadow time, resources left over at it) for a job of demand ``d`` (EASY).
 
     Walks the running jobs' expected releases in time order; all releases at the same instant
@@ -78,10 +83,21 @@ def head_reservation(sim: Simulation, d: tuple[float, ...], now: float) -> tuple
     while staged three-phase jobs hold buffer space).
     """
     K, b, eps = sim.K, sim.bb_index, sim.bb_eps
-    avail = list(sim.free)
     rel = sim.releases
     m = len(rel)
     i = 0
+    if K == 1:  # nodes only: the common case, kept lean
+        need = d[0]
+        a = sim.free[0]
+        while i < m:
+            t = rel[i][0]
+            while i < m and rel[i][0] == t:
+                a += rel[i][2][0]
+                i += 1
+            if a >= need:
+                return t, [a - need]
+        return math.inf, [a]
+    avail = list(sim.free)
     while i < m:
         t = rel[i][0]
         while i < m and rel[i][0] == t:
@@ -99,18 +115,22 @@ def easy_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     req = sim.req
     K, b, eps = sim.K, sim.bb_index, sim.bb_eps
     free = sim.free
-    shadow, extra = head_reservation(sim, dem[rest[0]], now)
+    shadow = -math.inf
+    extra: list[float] = []
     start = sim.start
     for idx in range(1, len(rest)):
-        if free[0] < 1:  # every job needs a node
+        f0 = free[0]
+        if f0 < 1:  # every job needs a node
             return
         j = rest[idx]
         d = dem[j]
-        if not _fits(d, free, K, b, eps):
+        if d[0] > f0 or (K > 1 and not _fits(d, free, K, b, eps)):
             continue
+        if shadow == -math.inf:  # computed lazily: most passes have no candidate at all
+            shadow, extra = head_reservation(sim, dem[rest[0]], now)
         if now + req[j] <= shadow:
             start(j, backfilled=True)
-        elif _fits(d, extra, K, b, eps):
+        elif d[0] <= extra[0] and _fits(d, extra, K, b, eps):
             start(j, backfilled=True)
             for k in range(K):
                 extra[k] -= d[k]
@@ -152,8 +172,15 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
             sim.start(j, backfilled=j != rest[0])
 
 
-def _earliest(times: list[float], avails: list[list[float]], d: tuple[float, ...], dur: float,
-              K: int, b: int, eps: float) -> int:
+def _earliest(
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    dur: float,
+    K: int,
+    b: int,
+    eps: float,
+) -> int:
     n = len(times)
     for s in range(n):
         end = times[s] + dur
@@ -225,13 +252,22 @@ class WindowPolicy(Policy):
 
     name = "window"
 
-    def __init__(self, solver: Any, *, window: int = 20, starvation_bound: int = 50,
-                 budget: Budget | None = None, backfill: str = "easy"):
+    def __init__(
+        self,
+        solver: Any,
+        *,
+        window: int = 20,
+        starvation_bound: int = 50,
+        budget: Budget | None = None,
+        backfill: str = "easy",
+    ):
         super().__init__(backfill=backfill)
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ConfigError(f"window: expected an integer >= 1, got {window!r}")
         if not isinstance(starvation_bound, int) or starvation_bound < 1:
-            raise ConfigError(f"starvation_bound: expected an integer >= 1, got {starvation_bound!r}")
+            raise ConfigError(
+                f"starvation_bound: expected an integer >= 1, got {starvation_bound!r}"
+            )
         self.solver = solver
         self.window = window
         self.starvation_bound = starvation_bound
@@ -275,8 +311,9 @@ class WindowPolicy(Policy):
             rest.insert(0, head)
         return rest
 
-    def _decide(self, sim: Simulation, win: list[int], cands: list[int], starved: list[int],
-                now: float) -> set[int]:
+    def _decide(
+        self, sim: Simulation, win: list[int], cands: list[int], starved: list[int], now: float
+    ) -> set[int]:
         K, b, eps = sim.K, sim.bb_index, sim.bb_eps
         dem = sim.dem
         total = tuple(sum(dem[j][k] for j in cands) for k in range(K))
@@ -317,7 +354,9 @@ class WindowPolicy(Policy):
         if fault is not None:
             sim.counters.faults += 1
             if log is not None:
-                log(self._log_entry(sim, now, win, cands, starved, decision, [], fault, free_before))
+                log(
+                    self._log_entry(sim, now, win, cands, starved, decision, [], fault, free_before)
+                )
             if sim.options.on_invalid == "raise":
                 raise InvalidDecisionError(
                     f"t={now:g}: decision by {getattr(self.solver, 'id', self.solver)!r} rejected: "
@@ -367,9 +406,17 @@ class WindowPolicy(Policy):
         )
 
     @staticmethod
-    def _log_entry(sim: Simulation, now: float, win: list[int], cands: list[int], starved: list[int],
-                   decision: Any, chosen: list[int], fault: str | None,
-                   free: list[float]) -> dict[str, Any]:
+    def _log_entry(
+        sim: Simulation,
+        now: float,
+        win: list[int],
+        cands: list[int],
+        starved: list[int],
+        decision: Any,
+        chosen: list[int],
+        fault: str | None,
+        free: list[float],
+    ) -> dict[str, Any]:
         ids = sim.workload.job_id
         return {
             "t": now,
@@ -381,7 +428,9 @@ class WindowPolicy(Policy):
             "objectives": list(decision.objectives) if decision is not None else [],
             "pareto_points": len(decision.pareto) if decision is not None else 0,
             "latency_s": decision.latency_s if decision is not None else None,
-            "solver": decision.solver if decision is not None else getattr(sim.policy.solver, "id", ""),
+            "solver": decision.solver
+            if decision is not None
+            else getattr(sim.policy.solver, "id", ""),
             "free": free,
             "fault": fault,
         }

@@ -45,9 +45,13 @@ class NodeGroup:
 
     def __post_init__(self) -> None:
         if not isinstance(self.count, int) or isinstance(self.count, bool) or self.count < 1:
-            raise SystemSpecError(f"node group {self.name!r}: count must be an integer >= 1, got {self.count!r}")
+            raise SystemSpecError(
+                f"node group {self.name!r}: count must be an integer >= 1, got {self.count!r}"
+            )
         if not self.ssd_gb >= 0:
-            raise SystemSpecError(f"node group {self.name!r}: ssd_gb must be >= 0, got {self.ssd_gb!r}")
+            raise SystemSpecError(
+                f"node group {self.name!r}: ssd_gb must be >= 0, got {self.ssd_gb!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +77,20 @@ class System:
             raise SystemSpecError(f"system {self.name!r}: needs at least one node group")
         names = [g.name for g in groups]
         if len(set(names)) != len(names):
-            raise SystemSpecError(f"system {self.name!r}: node group names must be unique, got {names}")
+            raise SystemSpecError(
+                f"system {self.name!r}: node group names must be unique, got {names}"
+            )
         object.__setattr__(self, "node_groups", groups)
         if not (self.bb_gb >= 0 and np.isfinite(self.bb_gb)):
-            raise SystemSpecError(f"system {self.name!r}: bb_gb must be a finite number >= 0, got {self.bb_gb!r}")
+            raise SystemSpecError(
+                f"system {self.name!r}: bb_gb must be a finite number >= 0, got {self.bb_gb!r}"
+            )
         for key in ("bw_bb_gbps", "bw_io_gbps"):
             v = getattr(self, key)
             if not (v > 0 and np.isfinite(v)):
-                raise SystemSpecError(f"system {self.name!r}: {key} must be a positive number, got {v!r}")
+                raise SystemSpecError(
+                    f"system {self.name!r}: {key} must be a positive number, got {v!r}"
+                )
         sizes = sorted({g.ssd_gb for g in groups})
         object.__setattr__(self, "_thresholds", tuple(sizes[1:]))
 

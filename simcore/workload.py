@@ -82,7 +82,9 @@ class WorkloadError(SchedbenchError, ValueError):
 def _frozen(a: Any, dtype: type, n: int | None, name: str) -> np.ndarray:
     arr = np.array(a, dtype=dtype, copy=True)
     if arr.ndim != 1:
-        raise WorkloadError(f"workload column {name!r}: expected a 1-D array, got shape {arr.shape}")
+        raise WorkloadError(
+            f"workload column {name!r}: expected a 1-D array, got shape {arr.shape}"
+        )
     if n is not None and arr.shape[0] != n:
         raise WorkloadError(f"workload column {name!r}: expected {n} values, got {arr.shape[0]}")
     arr.setflags(write=False)
@@ -118,9 +120,11 @@ class Workload:
         for name in _FLOAT_COLUMNS:
             object.__setattr__(self, name, _frozen(getattr(self, name), np.float64, n, name))
         n = self.job_id.shape[0]
-        swf = np.array(self.swf, dtype=np.float64, copy=True).reshape(-1, 18) if np.size(
-            self.swf
-        ) else np.full((n, 18), -1.0)
+        swf = (
+            np.array(self.swf, dtype=np.float64, copy=True).reshape(-1, 18)
+            if np.size(self.swf)
+            else np.full((n, 18), -1.0)
+        )
         if swf.shape != (n, 18):
             raise WorkloadError(f"workload 'swf': expected shape ({n}, 18), got {swf.shape}")
         swf.setflags(write=False)
@@ -199,7 +203,9 @@ class Workload:
 
         runtime = col(runtime, 0.0)
         req = runtime.copy() if requested_time is None else col(requested_time, 0.0)
-        ids = np.arange(1, n + 1, dtype=np.int64) if job_id is None else np.asarray(job_id, np.int64)
+        ids = (
+            np.arange(1, n + 1, dtype=np.int64) if job_id is None else np.asarray(job_id, np.int64)
+        )
         cols = dict(
             job_id=ids,
             submit=submit,
