@@ -73,7 +73,11 @@ def add_parser(sub: Any) -> None:
         help="naive (Slurm-like baseline) or window (a solver picks from the window); "
         "default naive, or window when --solver is given",
     )
-    p.add_argument("--solver", default=None, help="registered solver for the window policy")
+    p.add_argument(
+        "--solver",
+        default=None,
+        help="registered solver for the window policy, or module:Class of a plug-in",
+    )
     p.add_argument(
         "--set",
         dest="params",
@@ -154,7 +158,11 @@ def run(args: argparse.Namespace) -> int:
     system = resolve_system(args.system, max_nodes=workload.max_nodes)
     budget = Budget(deadline_s=args.budget, seed=args.seed)
     if policy_name == "window":
-        solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
+        params = registry.parse_assignments(args.params)
+        if ":" in args.solver:  # module:Class — a plug-in not (yet) registered
+            solver = registry.instantiate(registry.load_object(args.solver), params)
+        else:
+            solver = registry.make_solver(args.solver, params)
         warm_up(solver)
         policy: Any = WindowPolicy(
             solver,

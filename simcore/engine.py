@@ -172,11 +172,13 @@ class Simulation:
             self.data_in: list[float] = workload.data_in_gb.tolist()
             self.data_out: list[float] = workload.data_out_gb.tolist()
             bb_run = workload.bb_gb + workload.data_out_gb
+        self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
         self._dem_matrix = system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb)
         self.ssd: list[float] = workload.ssd_gb.tolist()
-        self.dem: dict[int, tuple[float, ...]] = {}
+        # Per-job demand tuples (run phase) and who can never fit, computed once, vectorised.
+        self.dem: list[tuple[float, ...]] = list(map(tuple, self._dem_matrix.tolist()))
+        self._reject: list[bool] = self._never_fits(bb_run).tolist()
         self.free: list[float] = list(self.capacity)
-        self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
         prio_cls = PRIORITIES[self.options.priority]
         self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
         # Queues and running state.
@@ -192,11 +194,12 @@ class Simulation:
         self._seq = 0
         self.now = -math.inf
         # Outputs.
-        self.start_t = np.full(n, np.nan)
-        self.end_t = np.full(n, np.nan)
-        self.first_alloc = np.full(n, np.nan)
-        self.last_release = np.full(n, np.nan)
-        self.state = np.full(n, JobState.UNFINISHED, dtype=np.int8)
+        nan = math.nan
+        self.start_t: list[float] = [nan] * n
+        self.end_t: list[float] = [nan] * n
+        self.first_alloc: list[float] = [nan] * n
+        self.last_release: list[float] = [nan] * n
+        self.state = bytearray([JobState.UNFINISHED]) * n
         self.usage_t = array("d")
         self.usage_cols = [array("d") for _ in USAGE_COLUMNS]
         self.used_bb = 0.0
@@ -302,7 +305,7 @@ class Simulation:
         self.window_passes.pop(j, None)
         self.running.add(j)
         self.start_t[j] = now
-        if math.isnan(self.first_alloc[j]):
+        if self.first_alloc[j] != self.first_alloc[j]:  # NaN: nothing held before (no stage-in)
             self.first_alloc[j] = now
         self.counters.started += 1
         if backfilled:
@@ -335,7 +338,6 @@ class Simulation:
     # ------------------------------------------------------------------ events
     def _finish(self, j: int) -> None:
         self.running.discard(j)
-        self.dem.pop(j, None)
         self.last_release[j] = self.now
         self.done += 1
         p = self.options.progress
@@ -399,21 +401,24 @@ class Simulation:
                 self.state[j] = JobState.COMPLETED
             self._finish(j)
 
-    def _arrive(self, j: int) -> None:
-        why = self.system.fits_alone(self.nodes[j], 0.0, self.ssd[j])
-        peak_bb = float(self._dem_matrix[j, self.bb_index]) if self.bb_index >= 0 else 0.0
+    def _never_fits(self, bb_run: np.ndarray) -> np.ndarray:
+        """Jobs that cannot run even on the empty machine (see ``System.fits_alone``)."""
+        w, system = self.workload, self.system
+        peak_bb = np.asarray(bb_run, dtype=np.float64)
         if self.three_phase:
-            peak_bb += self.data_in[j]
-        elif self.bb_index < 0 and self.workload.bb_gb[j] > 0:
-            peak_bb = float(self.workload.bb_gb[j])
-        if why is None and peak_bb > self.system.bb_gb + self.bb_eps:
-            why = f"needs {peak_bb:g} GB of burst buffer, the machine has {self.system.bb_gb:g}"
-        if why is not None:
+            peak_bb = peak_bb + w.data_in_gb  # stage-in buffer held until the load-in ends
+        reject = (w.nodes > system.nodes) | (peak_bb > system.bb_gb + self.bb_eps)
+        adequate = np.zeros(len(w), dtype=np.int64)
+        for g in system.node_groups:
+            adequate += np.where(g.ssd_gb >= w.ssd_gb, g.count, 0)
+        return reject | (w.nodes > adequate)
+
+    def _arrive(self, j: int) -> None:
+        if self._reject[j]:
             self.state[j] = JobState.REJECTED
             self.counters.rejected += 1
             self.done += 1
             return
-        self.dem[j] = tuple(self._dem_matrix[j].tolist())
         if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:
             self.stage_queue.append(j)
         else:
@@ -520,11 +525,17 @@ class Simulation:
                 f"simulation stopped with {len(self.queue)} queued, {len(self.stage_queue)} "
                 f"waiting for stage-in and {len(self.running)} running jobs"
             )
-        if not self.three_phase:
-            self.first_alloc = self.start_t.copy()
-            self.last_release = self.end_t.copy()
+        state = np.frombuffer(bytes(self.state), dtype=np.int8).copy()
+        start = np.array(self.start_t, dtype=np.float64)
+        end = np.array(self.end_t, dtype=np.float64)
+        if self.three_phase:
+            first_alloc = np.array(self.first_alloc, dtype=np.float64)
+            last_release = np.array(self.last_release, dtype=np.float64)
+        else:
+            first_alloc, last_release = start.copy(), end.copy()
         if partial:  # running jobs have a start but no end yet
-            self.end_t = np.where(self.state == JobState.UNFINISHED, np.nan, self.end_t)
+            end[state == JobState.UNFINISHED] = np.nan
+            last_release[state == JobState.UNFINISHED] = np.nan
         usage = (
             np.column_stack([np.frombuffer(c, dtype=np.float64) for c in self.usage_cols])
             if len(self.usage_t)
@@ -557,11 +568,11 @@ class Simulation:
         return ScheduleResult(
             workload=self.workload,
             system=self.system,
-            start=self.start_t,
-            end=self.end_t,
-            state=self.state,
-            first_alloc=self.first_alloc,
-            last_release=self.last_release,
+            start=start,
+            end=end,
+            state=state,
+            first_alloc=first_alloc,
+            last_release=last_release,
             usage_t=np.frombuffer(self.usage_t, dtype=np.float64).copy(),
             usage=usage,
             capacity=capacity,
