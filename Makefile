@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-slow bench bench-pytest lint clean
+.PHONY: run table simulate test test-slow bench bench-sim bench-pytest lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedbench needs Python >= 3.11, found " + sys.version.split()[0])'
@@ -15,8 +15,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	@touch $(STAMP)
 
-run: $(STAMP)
+# The main job: every solver on the example decision problems, then one trace-driven simulation
+# (BBSched S4 burst-buffer workload on Theta, WFP, window of 20 chosen by the exact DP).
+run: table simulate
+
+table: $(STAMP)
 	$(BIN)/schedbench table instances/examples/*.json
+
+SIM_WORKLOAD ?= lublin:jobs=5000,nodes=4392,seed=1+bbsched:S4,seed=1+arrivals:2
+SIM_SOLVER   ?= dp
+simulate: $(STAMP)
+	$(BIN)/schedbench simulate --workload '$(SIM_WORKLOAD)' --system theta --priority wfp \
+		--solver $(SIM_SOLVER) --out results/simulate/demo-$(SIM_SOLVER)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -26,6 +36,9 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/dp_speed.py
+
+bench-sim: $(STAMP)
+	$(BIN)/python bench/sim_speed.py
 
 bench-pytest: $(STAMP)
 	$(BIN)/python -m pytest bench/ --benchmark-enable -p no:cacheprovider
