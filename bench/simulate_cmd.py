@@ -10,7 +10,8 @@ Writes to ``--out`` (default ``results/simulate/<workload>-<policy>``):
 * ``jobs.csv`` — one row per job: ``id, submit, start, end, nodes, requested_time, runtime,
   wait, bb_gb, ssd_gb, status`` (+ ``first_alloc, last_release`` for the three-phase lifecycle);
   empty cells for times that never happened;
-* ``metrics.json`` — every metric of ``simcore/metrics.py`` with its definition, the counters,
+* ``metrics.json`` — every metric of ``simcore/metrics.py`` with its definition, the wait
+  breakdowns by job size, burst-buffer request and runtime (BBSched Figures 9–11), the counters,
   the configuration and the workload's cleaning counts;
 * ``decisions.jsonl`` — one line per solver decision (window policy), written as the simulation
   goes, so it survives a crash;
@@ -37,7 +38,13 @@ import numpy as np
 from instances.systems import PRESETS, resolve_system
 from instances.workloads import load_workload
 from simcore.engine import LIFECYCLES, SimOptions, Simulation
-from simcore.metrics import MeasurementWindow, compute_metrics, format_summary
+from simcore.metrics import (
+    BREAKDOWNS,
+    MeasurementWindow,
+    breakdown,
+    compute_metrics,
+    format_summary,
+)
 from simcore.policies import BACKFILLS, POLICIES, NaivePolicy, WindowPolicy
 from simcore.priority import PRIORITIES
 from simcore.problem import Budget
