@@ -197,8 +197,10 @@ class Simulation:
         nan = math.nan
         self.start_t: list[float] = [nan] * n
         self.end_t: list[float] = [nan] * n
-        self.first_alloc: list[float] = [nan] * n
-        self.last_release: list[float] = [nan] * n
+        # Only the three-phase lifecycle holds resources outside [start, end); the classic one
+        # derives these from start and end at the end (saves two lists per job).
+        self.first_alloc: list[float] = [nan] * n if self.three_phase else []
+        self.last_release: list[float] = [nan] * n if self.three_phase else []
         self.state = bytearray([JobState.UNFINISHED]) * n
         self.usage_t = array("d")
         self.usage_cols = [array("d") for _ in USAGE_COLUMNS]
@@ -305,7 +307,7 @@ class Simulation:
         self.window_passes.pop(j, None)
         self.running.add(j)
         self.start_t[j] = now
-        if self.first_alloc[j] != self.first_alloc[j]:  # NaN: nothing held before (no stage-in)
+        if self.three_phase and self.first_alloc[j] != self.first_alloc[j]:  # NaN: no stage-in
             self.first_alloc[j] = now
         self.counters.started += 1
         if backfilled:
@@ -338,7 +340,8 @@ class Simulation:
     # ------------------------------------------------------------------ events
     def _finish(self, j: int) -> None:
         self.running.discard(j)
-        self.last_release[j] = self.now
+        if self.three_phase:
+            self.last_release[j] = self.now
         self.done += 1
         p = self.options.progress
         if p is not None and self.done % self.options.progress_every == 0:
