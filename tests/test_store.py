@@ -67,7 +67,7 @@ def test_create_then_reopen(tmp_path: Path) -> None:
     path = tmp_path / "new" / "dir" / "store.sqlite"
     with ResultStore(path) as s:
         assert s.journal_mode == "wal"
-        assert s._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert s._conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL (default)
         assert s._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         run = s.begin_run("s", {"a": 1}, provenance=PROV)
         s.add(make_row(run, 0))
@@ -569,3 +569,8 @@ def test_begin_run_collects_provenance_by_default(store: ResultStore) -> None:
     (record,) = store.runs()
     assert record["run_id"] == run
     assert record["provenance"]["packages"]["schedbench"] is not None
+
+
+def test_durable_store_syncs_every_commit(tmp_path):
+    with ResultStore(tmp_path / "d.sqlite", durable=True) as s:
+        assert s._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
