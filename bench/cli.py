@@ -10,6 +10,8 @@ Sub-commands in this version:
   side by side, with the quality against the exact answer when an exact solver ran.
 * ``schedbench simulate --workload SPEC [--system S] [--policy P] [--solver NAME] ...`` — one
   trace-driven simulation; see ``bench/simulate_cmd.py``.
+* ``schedbench run SUITE.toml ...``, ``schedbench report STORE ...``, ``schedbench compare BASE
+  HEAD --fail METRIC:THRESHOLD ...`` — suites; see ``bench/suite_cmds.py``.
 * ``schedbench check-solver module:Class [--set k=v ...]`` — the conformance suite.
 
 Exit codes: 0 success; 1 a solver answered ``error`` or a conformance check failed; 2 bad input
@@ -29,7 +31,7 @@ from pathlib import Path
 import numpy as np
 from tabulate import tabulate
 
-from bench import simulate_cmd
+from bench import simulate_cmd, suite_cmds
 from instances.problem_files import load_problem
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
@@ -76,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     _budget_args(t)
 
     simulate_cmd.add_parser(sub)
+    suite_cmds.add_parsers(sub)
 
     c = sub.add_parser("check-solver", help="run the conformance suite against module:Class")
     c.add_argument("target", help="module:Class of the solver (instantiated with --set parameters)")
@@ -241,6 +244,7 @@ def cmd_check_solver(args: argparse.Namespace) -> int:
 _COMMANDS = {
     "solvers": cmd_solvers,
     "simulate": lambda args: simulate_cmd.run(args),
+    **suite_cmds.COMMANDS,
     "solve": cmd_solve,
     "table": cmd_table,
     "check-solver": cmd_check_solver,
