@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run table simulate test test-slow bench bench-sim bench-pytest lint clean
+.PHONY: run table simulate suites test test-slow bench bench-sim bench-pytest lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedbench needs Python >= 3.11, found " + sys.version.split()[0])'
@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	@touch $(STAMP)
 
-# The main job: every solver on the example decision problems, then one trace-driven simulation
-# (BBSched S4 burst-buffer workload on Theta, WFP, window of 20 chosen by the exact DP).
-run: table simulate
+# The main job: the `quick` suite — every backend on small decision problems against exact
+# references, and BBSched's methods in a short simulation; ends with the leaderboards and the
+# path of the HTML report. Results go to results/quick.sqlite (re-measured on every run).
+run: $(STAMP)
+	$(BIN)/schedbench run bench/suites/quick.toml --force
 
 table: $(STAMP)
 	$(BIN)/schedbench table instances/examples/*.json

@@ -25,6 +25,7 @@ that is killed at deadline + grace (``GRACE_S``); a hang is recorded as ``timeou
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import sys
@@ -96,36 +97,56 @@ def _isolated_child(spec: SolverSpec, problem: dict, budget: tuple[float, int], 
         conn.close()
 
 
-def solve_isolated(spec: SolverSpec, problem: SelectionProblem, budget: Budget,
-                   grace_s: float = GRACE_S) -> Decision:
-    """Solve in a child process; kill it at ``deadline + grace`` (a hang becomes ``timeout``)."""
+def solve_isolated(
+    spec: SolverSpec, problem: SelectionProblem, budget: Budget, grace_s: float | None = None
+) -> Decision:
+    """Solve in a child process; kill it at ``deadline + grace`` (a hang becomes ``timeout``).
+
+    The clock starts when the child has imported and warmed up its solver (spawn start-up is not
+    the solver's latency); ``grace_s`` defaults to :data:`GRACE_S`.
+    """
+    grace_s = GRACE_S if grace_s is None else grace_s
     ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_isolated_child,
-                       args=(spec, problem.to_dict(), (budget.deadline_s, budget.seed), send),
-                       daemon=True)
+    proc = ctx.Process(
+        target=_isolated_child,
+        args=(spec, problem.to_dict(), (budget.deadline_s, budget.seed), send),
+        daemon=True,
+    )
     proc.start()
     send.close()
     try:
         if not recv.poll(ISOLATION_STARTUP_S):
-            return Decision(Status.ERROR, notes=("isolated solver did not start in time",),
-                            solver=spec.id)
+            return Decision(
+                Status.ERROR, notes=("isolated solver did not start in time",), solver=spec.id
+            )
         kind, payload = recv.recv()
         if kind != "ready":
             return Decision(Status.ERROR, notes=(str(payload),), solver=spec.id)
         start = time.perf_counter()
         limit = budget.deadline_s + grace_s
         if not recv.poll(limit):
-            return Decision(Status.TIMEOUT, notes=(f"killed at deadline + grace ({limit:g} s)",),
-                            solver=spec.id, latency_s=time.perf_counter() - start)
+            return Decision(
+                Status.TIMEOUT,
+                notes=(f"killed at deadline + grace ({limit:g} s)",),
+                solver=spec.id,
+                latency_s=time.perf_counter() - start,
+            )
         kind, payload = recv.recv()
         if kind == "error":
-            return Decision(Status.ERROR, notes=(str(payload),), solver=spec.id,
-                            latency_s=time.perf_counter() - start)
+            return Decision(
+                Status.ERROR,
+                notes=(str(payload),),
+                solver=spec.id,
+                latency_s=time.perf_counter() - start,
+            )
         return decision_from_dict(payload)
     except EOFError:  # the child died (segfault, os._exit)
-        return Decision(Status.ERROR, notes=(f"isolated solver died (exit code {proc.exitcode})",),
-                        solver=spec.id)
+        return Decision(
+            Status.ERROR,
+            notes=(f"isolated solver died (exit code {proc.exitcode})",),
+            solver=spec.id,
+        )
     finally:
         if proc.is_alive():
             proc.kill()
@@ -158,19 +179,32 @@ def execute_decision(payload: dict[str, Any]) -> dict[str, Any]:
     metrics = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) or v is None}
     doc = decision.to_dict()
     doc["reference_pareto"] = (
-        [list(p.objectives) for p in reference.pareto] if reference and reference.pareto
+        [list(p.objectives) for p in reference.pareto]
+        if reference and reference.pareto
         else ([list(reference.objectives)] if reference and reference.objectives else None)
     )
     doc["objective_names"] = list(problem.objective_names)
     latency = decision.latency_s if math.isfinite(decision.latency_s) else None
     row = {
-        "cell_id": cell.cell_id, "kind": "decision", "family": cell.family,
-        "instance": cell.instance, "instance_hash": problem.fingerprint(),
-        "solver": cell.solver.id, "solver_name": cell.solver.name,
-        "params": dict(cell.solver.params), "repetition": cell.repetition, "seed": cell.seed,
-        "budget_s": cell.budget_s, "status": decision.status.value, "latency_s": latency,
-        "isolated": bool(payload["isolate"]), "started_at": started, "finished_at": _now(),
-        "metrics": metrics, "decision": doc, "error": error,
+        "cell_id": cell.cell_id,
+        "kind": "decision",
+        "family": cell.family,
+        "instance": cell.instance,
+        "instance_hash": problem.fingerprint(),
+        "solver": cell.solver.id,
+        "solver_name": cell.solver.name,
+        "params": dict(cell.solver.params),
+        "repetition": cell.repetition,
+        "seed": cell.seed,
+        "budget_s": cell.budget_s,
+        "status": decision.status.value,
+        "latency_s": latency,
+        "isolated": bool(payload["isolate"]),
+        "started_at": started,
+        "finished_at": _now(),
+        "metrics": metrics,
+        "decision": doc,
+        "error": error,
     }
     row["metrics"]["worker_overhead_s"] = max(0.0, time.perf_counter() - t0 - (latency or 0.0))
     return row
@@ -202,34 +236,55 @@ def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
         if cell.solver is None:
             policy: Any = NaivePolicy(backfill=sc.backfill)
         else:
-            policy = WindowPolicy(_solver(cell.solver), window=sc.window,
-                                  starvation_bound=sc.starvation_bound, budget=budget,
-                                  backfill=sc.backfill)
+            policy = WindowPolicy(
+                _solver(cell.solver),
+                window=sc.window,
+                starvation_bound=sc.starvation_bound,
+                budget=budget,
+                backfill=sc.backfill,
+            )
         t = time.perf_counter()
-        result = simulate(workload, system, policy,
-                          SimOptions(lifecycle=sc.lifecycle, priority=sc.priority))
+        result = simulate(
+            workload, system, policy, SimOptions(lifecycle=sc.lifecycle, priority=sc.priority)
+        )
         wall = time.perf_counter() - t
-        metrics = compute_metrics(result, MeasurementWindow(warmup_s=sc.warmup_s,
-                                                            cooldown_s=sc.cooldown_s),
-                                  budget_s=cell.budget_s)
+        metrics = compute_metrics(
+            result,
+            MeasurementWindow(warmup_s=sc.warmup_s, cooldown_s=sc.cooldown_s),
+            budget_s=cell.budget_s,
+        )
         metrics = {k: v for k, v in metrics.items() if isinstance(v, (int, float)) or v is None}
         metrics["wall_s"] = wall
-        metrics.update({f"count_{k}": v for k, v in result.counters.items()
-                        if isinstance(v, int)})
+        metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
     except Exception as exc:
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
     return {
-        "cell_id": cell.cell_id, "kind": "simulation", "family": sc.name,
-        "instance": sc.workload, "instance_hash": None,
+        "cell_id": cell.cell_id,
+        "kind": "simulation",
+        "family": sc.name,
+        "instance": sc.workload,
+        "instance_hash": None,
         "solver": cell.policy if cell.solver is None else f"window:{cell.solver.id}",
         "solver_name": cell.solver.name if cell.solver else "naive",
-        "params": {"system": sc.system, "priority": sc.priority, "backfill": sc.backfill,
-                   "lifecycle": sc.lifecycle, "window": sc.window},
-        "repetition": cell.repetition, "seed": cell.seed, "budget_s": cell.budget_s,
-        "status": status, "latency_s": metrics.get("decision_latency_median_s"),
-        "isolated": False, "started_at": started, "finished_at": _now(),
-        "metrics": metrics, "decision": None, "error": error,
+        "params": {
+            "system": sc.system,
+            "priority": sc.priority,
+            "backfill": sc.backfill,
+            "lifecycle": sc.lifecycle,
+            "window": sc.window,
+        },
+        "repetition": cell.repetition,
+        "seed": cell.seed,
+        "budget_s": cell.budget_s,
+        "status": status,
+        "latency_s": metrics.get("decision_latency_median_s"),
+        "isolated": False,
+        "started_at": started,
+        "finished_at": _now(),
+        "metrics": metrics,
+        "decision": None,
+        "error": error,
     }
 
 
@@ -240,39 +295,45 @@ def _execute(payload: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- executors
 class LocalExecutor:
-    """A spawn-based process pool; restarts once per crash and records cells that crash it."""
+    """A spawn-based process pool. When a worker dies (a segfaulting solver, ``os._exit``), the
+    pool breaks and every cell in flight fails with it; those cells are re-run one at a time in
+    a fresh single-worker pool, so only the cell that really crashes is recorded as an error."""
 
     name = "local"
 
     def __init__(self, workers: int):
         self.workers = max(1, workers)
 
-    def run(self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]) -> None:
-        pending = list(payloads)
-        crashes: dict[str, int] = {}
-        while pending:
-            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
-            futures = {pool.submit(_execute, p): p for p in pending}
-            pending = []
-            broken = False
-            try:
-                not_done = set(futures)
-                while not_done:
-                    done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
-                    for f in done:
-                        p = futures[f]
-                        try:
-                            on_result(f.result())
-                        except BrokenProcessPool:
-                            broken = True
-                            cid = p["cell"].cell_id
-                            crashes[cid] = crashes.get(cid, 0) + 1
-                            if crashes[cid] >= 2:
-                                on_result(_crash_row(p))
-                            else:
-                                pending.append(p)
-            finally:
-                pool.shutdown(wait=not broken, cancel_futures=True)
+    def run(
+        self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]
+    ) -> None:
+        suspects = self._round(payloads, self.workers, on_result)
+        for p in suspects:
+            if self._round([p], 1, on_result):
+                on_result(_crash_row(p))
+
+    @staticmethod
+    def _round(
+        payloads: list[dict[str, Any]], workers: int, on_result: Callable[[dict[str, Any]], None]
+    ) -> list[dict[str, Any]]:
+        """Run ``payloads``; return those lost to a broken pool."""
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
+        futures = {pool.submit(_execute, p): p for p in payloads}
+        lost: list[dict[str, Any]] = []
+        try:
+            not_done = set(futures)
+            while not_done:
+                done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                for f in done:
+                    try:
+                        row = f.result()
+                    except BrokenProcessPool:
+                        lost.append(futures[f])
+                        continue
+                    on_result(row)
+        finally:
+            pool.shutdown(wait=not lost, cancel_futures=True)
+        return lost
 
 
 class DaskExecutor:
@@ -284,7 +345,9 @@ class DaskExecutor:
         self.workers = max(1, workers)
         self.scheduler = scheduler
 
-    def run(self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]) -> None:
+    def run(
+        self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]
+    ) -> None:
         try:
             from distributed import Client, LocalCluster, as_completed
         except ImportError as exc:  # pragma: no cover - a dependency of the project
@@ -294,8 +357,9 @@ class DaskExecutor:
             client = Client(self.scheduler)
             self.workers = max(1, len(client.scheduler_info().get("workers", {})))
         else:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
+            cluster = LocalCluster(
+                n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
             client = Client(cluster)
         try:
             futures = [client.submit(_execute, p, pure=False) for p in payloads]
@@ -314,17 +378,32 @@ class DaskExecutor:
 def _crash_row(p: dict[str, Any]) -> dict[str, Any]:
     cell = p["cell"]
     is_dec = p["kind"] == "decision"
-    solver = cell.solver.id if is_dec else (cell.policy if cell.solver is None else f"window:{cell.solver.id}")
+    solver = (
+        cell.solver.id
+        if is_dec
+        else (cell.policy if cell.solver is None else f"window:{cell.solver.id}")
+    )
     return {
-        "cell_id": cell.cell_id, "kind": p["kind"],
+        "cell_id": cell.cell_id,
+        "kind": p["kind"],
         "family": cell.family if is_dec else cell.scenario.name,
-        "instance": cell.instance if is_dec else cell.scenario.workload, "instance_hash": None,
-        "solver": solver, "solver_name": (cell.solver.name if cell.solver else "naive"),
-        "params": dict(cell.solver.params) if cell.solver else {}, "repetition": cell.repetition,
-        "seed": cell.seed, "budget_s": cell.budget_s, "status": "error", "latency_s": None,
-        "isolated": bool(p.get("isolate")), "started_at": None, "finished_at": _now(),
-        "metrics": {}, "decision": None,
-        "error": "the worker process crashed on this cell (twice); consider isolate = true",
+        "instance": cell.instance if is_dec else cell.scenario.workload,
+        "instance_hash": None,
+        "solver": solver,
+        "solver_name": (cell.solver.name if cell.solver else "naive"),
+        "params": dict(cell.solver.params) if cell.solver else {},
+        "repetition": cell.repetition,
+        "seed": cell.seed,
+        "budget_s": cell.budget_s,
+        "status": "error",
+        "latency_s": None,
+        "isolated": bool(p.get("isolate")),
+        "started_at": None,
+        "finished_at": _now(),
+        "metrics": {},
+        "decision": None,
+        "error": "the worker process crashed on this cell (re-run alone, it crashed again); "
+        "consider isolate = true",
     }
 
 
@@ -346,8 +425,9 @@ def plan(suite: Suite) -> tuple[list[Instance], list[DecisionCell], list[Simulat
     return instances, decision_cells(suite, instances), simulation_cells(suite)
 
 
-def _references(suite: Suite, instances: list[Instance], store_path: Path,
-                progress: Callable[[str], None]) -> dict[tuple[str, str], Decision | None]:
+def _references(
+    suite: Suite, instances: list[Instance], store_path: Path, progress: Callable[[str], None]
+) -> dict[tuple[str, str], Decision | None]:
     out: dict[tuple[str, str], Decision | None] = {}
     caches: dict[str, ReferenceCache] = {}
     for inst in instances:
@@ -367,15 +447,28 @@ def _references(suite: Suite, instances: list[Instance], store_path: Path,
             cache = caches[spec.id] = ReferenceCache(spec.id, store_path.parent / "references")
         progress(f"reference {spec.id}: {inst.family} {inst.label}")
         budget = Budget(deadline_s=30.0, seed=suite.seed)
-        ref = cache.get_or_compute(inst.problem, lambda p, s=spec, b=budget: timed_solve(_solver(s), p, b))
-        out[key] = ref if ref is not None and ref.status in (Status.OPTIMAL, Status.INFEASIBLE) else None
+        ref = cache.get_or_compute(
+            inst.problem, lambda p, s=spec, b=budget: timed_solve(_solver(s), p, b)
+        )
+        out[key] = (
+            ref if ref is not None and ref.status in (Status.OPTIMAL, Status.INFEASIBLE) else None
+        )
     return out
 
 
-def run_suite(suite: Suite, *, store_path: Path, executor: str = "local", workers: int = 1,
-              scheduler: str | None = None, resume: bool = False, force: bool = False,
-              isolate: bool = False, show_progress: bool = True,
-              only_kind: str | None = None) -> RunSummary:
+def run_suite(
+    suite: Suite,
+    *,
+    store_path: Path,
+    executor: str = "local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    resume: bool = False,
+    force: bool = False,
+    isolate: bool = False,
+    show_progress: bool = True,
+    only_kind: str | None = None,
+) -> RunSummary:
     instances, dcells, scells = plan(suite)
     if only_kind == "decision":
         scells = []
@@ -398,15 +491,25 @@ def run_suite(suite: Suite, *, store_path: Path, executor: str = "local", worker
     by_key = {(i.family, i.label): i for i in instances}
     bar = _bar(len(dcells) + len(scells), show_progress, suite.name)
     t0 = time.perf_counter()
-    refs = _references(suite, [by_key[k] for k in {(c.family, c.instance) for c in dcells}],
-                       store_path, lambda msg: bar.set_postfix_str(msg[:40]) if bar else None)
+    refs = _references(
+        suite,
+        [by_key[k] for k in {(c.family, c.instance) for c in dcells}],
+        store_path,
+        lambda msg: bar.set_postfix_str(msg[:40]) if bar else None,
+    )
     payloads: list[dict[str, Any]] = []
     for c in dcells:
         inst = by_key[(c.family, c.instance)]
         ref = refs.get((c.family, c.instance))
-        payloads.append({"kind": "decision", "cell": c, "problem": inst.problem.to_dict(),
-                         "reference": ref.to_dict() if ref is not None else None,
-                         "isolate": isolate or c.solver.isolate})
+        payloads.append(
+            {
+                "kind": "decision",
+                "cell": c,
+                "problem": inst.problem.to_dict(),
+                "reference": ref.to_dict() if ref is not None else None,
+                "isolate": isolate or c.solver.isolate,
+            }
+        )
     payloads += [{"kind": "simulation", "cell": c, "isolate": False} for c in scells]
     ex: LocalExecutor | DaskExecutor
     if executor == "local":
@@ -415,8 +518,14 @@ def run_suite(suite: Suite, *, store_path: Path, executor: str = "local", worker
         ex = DaskExecutor(workers, scheduler)
     else:
         raise RunError(f"--executor: expected local or dask, got {executor!r}")
-    config = {**suite.config(), "executor": executor, "workers": workers, "scheduler": scheduler,
-              "resume": resume, "isolate": isolate}
+    config = {
+        **suite.config(),
+        "executor": executor,
+        "workers": workers,
+        "scheduler": scheduler,
+        "resume": resume,
+        "isolate": isolate,
+    }
     run_id = store.begin_run(suite.name, config)
     errors = 0
     overheads: list[float] = []
@@ -424,8 +533,12 @@ def run_suite(suite: Suite, *, store_path: Path, executor: str = "local", worker
     def on_result(row: dict[str, Any]) -> None:
         nonlocal errors
         t = time.perf_counter()
-        row.update(suite=suite.name, run_id=run_id, executor=ex.name,
-                   concurrency=ex.workers if len(payloads) > 1 else 1)
+        row.update(
+            suite=suite.name,
+            run_id=run_id,
+            executor=ex.name,
+            concurrency=ex.workers if len(payloads) > 1 else 1,
+        )
         if row["status"] == "error":
             errors += 1
         store.add(row, replace=force)
@@ -443,15 +556,20 @@ def run_suite(suite: Suite, *, store_path: Path, executor: str = "local", worker
     finally:
         if bar:
             bar.close()
-        try:
+        with contextlib.suppress(StoreError):  # the store itself failed: nothing to mark
             store.finish_run(run_id, status=status)
-        except StoreError:
-            pass
         store.close()
     wall = time.perf_counter() - t0
-    return RunSummary(run_id, len(all_ids), len(payloads), len(all_ids) - len(payloads), wall,
-                      store_path, errors,
-                      1000 * sorted(overheads)[len(overheads) // 2] if overheads else None)
+    return RunSummary(
+        run_id,
+        len(all_ids),
+        len(payloads),
+        len(all_ids) - len(payloads),
+        wall,
+        store_path,
+        errors,
+        1000 * sorted(overheads)[len(overheads) // 2] if overheads else None,
+    )
 
 
 def _bar(total: int, show: bool, name: str) -> Any:
@@ -467,20 +585,29 @@ def describe_plan(suite: Suite) -> str:
     from tabulate import tabulate
 
     instances, dcells, scells = plan(suite)
-    lines = [f"suite {suite.name!r} ({suite.source}): budget {suite.budget_s:g} s, "
-             f"{suite.repetitions} repetition(s), seed {suite.seed}"]
+    lines = [
+        f"suite {suite.name!r} ({suite.source}): budget {suite.budget_s:g} s, "
+        f"{suite.repetitions} repetition(s), seed {suite.seed}"
+    ]
     fam_rows = []
     for spec in suite.instance_specs:
         n = sum(1 for i in instances if i.family == spec["family"])
         solvers = sorted({c.solver.id for c in dcells if c.family == spec["family"]})
         fam_rows.append([spec["family"], spec["source"], n, spec["reference"], ", ".join(solvers)])
     if fam_rows:
-        lines.append(tabulate(fam_rows, headers=["family", "source", "instances", "reference", "solvers"]))
-    sim_rows = [[sc.name, sc.workload, sc.system, f"{sc.priority}+{sc.backfill}", ", ".join(pols)]
-                for sc, pols in suite.scenarios]
+        lines.append(
+            tabulate(fam_rows, headers=["family", "source", "instances", "reference", "solvers"])
+        )
+    sim_rows = [
+        [sc.name, sc.workload, sc.system, f"{sc.priority}+{sc.backfill}", ", ".join(pols)]
+        for sc, pols in suite.scenarios
+    ]
     if sim_rows:
-        lines.append(tabulate(sim_rows, headers=["scenario", "workload", "system", "order", "policies"]))
-    lines.append(f"{len(dcells)} decision cells, {len(scells)} simulation cells, "
-                 f"{len(dcells) + len(scells)} in all")
+        lines.append(
+            tabulate(sim_rows, headers=["scenario", "workload", "system", "order", "policies"])
+        )
+    lines.append(
+        f"{len(dcells)} decision cells, {len(scells)} simulation cells, "
+        f"{len(dcells) + len(scells)} in all"
+    )
     return "\n\n".join(lines)
-

@@ -114,8 +114,17 @@ class DecisionCell:
 
     @property
     def cell_id(self) -> str:
-        return _hash(["decision", self.family, self.instance, self.solver.id, self.repetition,
-                      self.seed, self.budget_s])
+        return _hash(
+            [
+                "decision",
+                self.family,
+                self.instance,
+                self.solver.id,
+                self.repetition,
+                self.seed,
+                self.budget_s,
+            ]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +152,22 @@ class SimulationCell:
 
     @property
     def cell_id(self) -> str:
-        return _hash(["simulation", self.scenario.name, self.scenario.workload, self.scenario.system,
-                      self.scenario.priority, self.scenario.backfill, self.scenario.lifecycle,
-                      self.scenario.window, self.policy, self.repetition, self.seed, self.budget_s])
+        return _hash(
+            [
+                "simulation",
+                self.scenario.name,
+                self.scenario.workload,
+                self.scenario.system,
+                self.scenario.priority,
+                self.scenario.backfill,
+                self.scenario.lifecycle,
+                self.scenario.window,
+                self.policy,
+                self.repetition,
+                self.seed,
+                self.budget_s,
+            ]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,11 +185,17 @@ class Suite:
     base_dir: Path
 
     def config(self) -> dict[str, Any]:
-        return {"name": self.name, "source": self.source, "budget_s": self.budget_s,
-                "repetitions": self.repetitions, "seed": self.seed, "reference": self.reference,
-                "solvers": [s.id for s in self.solvers],
-                "families": [s["family"] for s in self.instance_specs],
-                "scenarios": [sc.name for sc, _ in self.scenarios]}
+        return {
+            "name": self.name,
+            "source": self.source,
+            "budget_s": self.budget_s,
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "reference": self.reference,
+            "solvers": [s.id for s in self.solvers],
+            "families": [s["family"] for s in self.instance_specs],
+            "scenarios": [sc.name for sc, _ in self.scenarios],
+        }
 
 
 def _hash(parts: list[Any]) -> str:
@@ -187,12 +215,20 @@ def parse_solver_id(text: str) -> tuple[str, dict[str, str]]:
     return m.group(1), params
 
 
-def make_solver_spec(name: str, params: dict[str, Any], *, families: tuple[str, ...] | None = None,
-                     isolate: bool = False) -> SolverSpec:
+def make_solver_spec(
+    name: str,
+    params: dict[str, Any],
+    *,
+    families: tuple[str, ...] | None = None,
+    isolate: bool = False,
+) -> SolverSpec:
     """Validate by instantiating once (unknown solver or parameter raises); the id is the
     solver's own (name + non-default parameters)."""
-    solver = registry.make_solver(name, params) if ":" not in name else registry.instantiate(
-        registry.load_object(name), params)
+    solver = (
+        registry.make_solver(name, params)
+        if ":" not in name
+        else registry.instantiate(registry.load_object(name), params)
+    )
     ident = getattr(solver, "id", name)
     return SolverSpec(name, tuple(sorted(params.items())), ident, families, isolate)
 
@@ -208,8 +244,19 @@ def build_solver(spec: SolverSpec) -> Any:
 _SUITE_KEYS = {"name", "description", "budget_s", "repetitions", "seed", "reference"}
 _TOP_KEYS = {"suite", "instances", "solvers", "simulations"}
 _SOLVER_KEYS = {"name", "params", "families", "isolate"}
-_SIM_KEYS = {"name", "workload", "system", "priority", "backfill", "lifecycle", "window",
-             "starvation_bound", "policies", "warmup_s", "cooldown_s"}
+_SIM_KEYS = {
+    "name",
+    "workload",
+    "system",
+    "priority",
+    "backfill",
+    "lifecycle",
+    "window",
+    "starvation_bound",
+    "policies",
+    "warmup_s",
+    "cooldown_s",
+}
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -227,19 +274,34 @@ def load_suite(path: str | Path) -> Suite:
 def _unknown(src: str, where: str, data: dict, allowed: set[str]) -> None:
     bad = sorted(set(data) - allowed)
     if bad:
-        raise SuiteError(src, f"{where}{bad[0]}" if not where else f"{where}.{bad[0]}",
-                         f"one of the keys {', '.join(sorted(allowed))} (unknown key)")
+        raise SuiteError(
+            src,
+            f"{where}{bad[0]}" if not where else f"{where}.{bad[0]}",
+            f"one of the keys {', '.join(sorted(allowed))} (unknown key)",
+        )
 
 
-def _get(src: str, data: dict, key: str, where: str, kind: type | tuple, default: Any = ...,
-         check: Callable[[Any], bool] | None = None, expected: str = "") -> Any:
+def _get(
+    src: str,
+    data: dict,
+    key: str,
+    where: str,
+    kind: type | tuple,
+    default: Any = ...,
+    check: Callable[[Any], bool] | None = None,
+    expected: str = "",
+) -> Any:
     path = f"{where}.{key}" if where else key
     if key not in data:
         if default is ...:
             raise SuiteError(src, path, f"{expected or kind} (missing key)")
         return default
     v = data[key]
-    if isinstance(v, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+    if (
+        isinstance(v, bool)
+        and kind is not bool
+        and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    ):
         raise SuiteError(src, path, expected or str(kind), v)
     if not isinstance(v, kind) or (check is not None and not check(v)):
         raise SuiteError(src, path, expected or getattr(kind, "__name__", str(kind)), v)
@@ -253,10 +315,26 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
     head = _get(src, data, "suite", "", dict, expected="a [suite] table")
     _unknown(src, "suite", head, _SUITE_KEYS)
     name = _get(src, head, "name", "suite", str, check=bool, expected="a non-empty string")
-    budget = _get(src, head, "budget_s", "suite", (int, float), 15.0,
-                  check=lambda v: 0 < v <= 30, expected="a number of seconds in (0, 30]")
-    reps = _get(src, head, "repetitions", "suite", int, 1, check=lambda v: v >= 1,
-                expected="an integer >= 1")
+    budget = _get(
+        src,
+        head,
+        "budget_s",
+        "suite",
+        (int, float),
+        15.0,
+        check=lambda v: 0 < v <= 30,
+        expected="a number of seconds in (0, 30]",
+    )
+    reps = _get(
+        src,
+        head,
+        "repetitions",
+        "suite",
+        int,
+        1,
+        check=lambda v: v >= 1,
+        expected="an integer >= 1",
+    )
     seed = _get(src, head, "seed", "suite", int, 0, expected="an integer")
     reference = _get(src, head, "reference", "suite", str, "dp", expected="a solver name or 'none'")
     if reference != "none":
@@ -264,7 +342,9 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
 
     specs: list[dict[str, Any]] = []
     families: set[str] = set()
-    raw_instances = _get(src, data, "instances", "", list, [], expected="a list of [[instances]] tables")
+    raw_instances = _get(
+        src, data, "instances", "", list, [], expected="a list of [[instances]] tables"
+    )
     for i, spec in enumerate(raw_instances):
         where = f"instances[{i}]"
         if not isinstance(spec, dict):
@@ -288,7 +368,9 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         _check_source(src, where, kind, spec, base)
 
     solvers: list[SolverSpec] = []
-    for i, s in enumerate(_get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")):
+    for i, s in enumerate(
+        _get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")
+    ):
         where = f"solvers[{i}]"
         if not isinstance(s, dict):
             raise SuiteError(src, where, "a table")
@@ -300,69 +382,174 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         if fams is not None:
             for f in fams:
                 if f not in families:
-                    raise SuiteError(src, f"{where}.families", f"families of this suite ({', '.join(sorted(families))})", f)
+                    raise SuiteError(
+                        src,
+                        f"{where}.families",
+                        f"families of this suite ({', '.join(sorted(families))})",
+                        f,
+                    )
         isolate = _get(src, s, "isolate", where, bool, False, expected="true or false")
         for combo in _grid(params):
             try:
-                solvers.append(make_solver_spec(sname, combo, families=tuple(fams) if fams else None,
-                                                isolate=isolate))
+                solvers.append(
+                    make_solver_spec(
+                        sname, combo, families=tuple(fams) if fams else None, isolate=isolate
+                    )
+                )
             except SolverParameterError as exc:
-                raise SuiteError(src, f"{where}.params", "parameters the solver accepts", str(exc)) from None
+                raise SuiteError(
+                    src, f"{where}.params", "parameters the solver accepts", str(exc)
+                ) from None
     ids = [s.id for s in solvers]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
         raise SuiteError(src, "solvers", "each solver id once", dup)
 
     scenarios: list[tuple[Scenario, tuple[str, ...]]] = []
-    for i, sc in enumerate(_get(src, data, "simulations", "", list, [], expected="a list of [[simulations]] tables")):
+    for i, sc in enumerate(
+        _get(src, data, "simulations", "", list, [], expected="a list of [[simulations]] tables")
+    ):
         where = f"simulations[{i}]"
         if not isinstance(sc, dict):
             raise SuiteError(src, where, "a table")
         _unknown(src, where, sc, _SIM_KEYS)
-        system = _get(src, sc, "system", where, str, expected="a preset name or a machine .toml file")
+        system = _get(
+            src, sc, "system", where, str, expected="a preset name or a machine .toml file"
+        )
         if system.endswith(".toml") and not Path(system).is_absolute():
             system = str((base / system).resolve())
         workload = _get(src, sc, "workload", where, str, expected="an SWF path or a generator spec")
         first = workload.split("+")[0]
         if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
-            workload = str((base / first).resolve()) + workload[len(first):]
+            workload = str((base / first).resolve()) + workload[len(first) :]
         scen = Scenario(
             name=_get(src, sc, "name", where, str, check=bool, expected="a non-empty string"),
             workload=workload,
             system=system,
-            priority=_get(src, sc, "priority", where, str, "fcfs", check=lambda v: v in ("fcfs", "wfp"), expected="fcfs or wfp"),
-            backfill=_get(src, sc, "backfill", where, str, "easy", check=lambda v: v in ("easy", "conservative", "none"), expected="easy, conservative or none"),
-            lifecycle=_get(src, sc, "lifecycle", where, str, "classic", check=lambda v: v in ("classic", "three-phase"), expected="classic or three-phase"),
-            window=_get(src, sc, "window", where, int, 20, check=lambda v: v >= 1, expected="an integer >= 1"),
-            starvation_bound=_get(src, sc, "starvation_bound", where, int, 50, check=lambda v: v >= 1, expected="an integer >= 1"),
-            warmup_s=float(_get(src, sc, "warmup_s", where, (int, float), 0.0, check=lambda v: v >= 0, expected="seconds >= 0")),
-            cooldown_s=float(_get(src, sc, "cooldown_s", where, (int, float), 0.0, check=lambda v: v >= 0, expected="seconds >= 0")),
+            priority=_get(
+                src,
+                sc,
+                "priority",
+                where,
+                str,
+                "fcfs",
+                check=lambda v: v in ("fcfs", "wfp"),
+                expected="fcfs or wfp",
+            ),
+            backfill=_get(
+                src,
+                sc,
+                "backfill",
+                where,
+                str,
+                "easy",
+                check=lambda v: v in ("easy", "conservative", "none"),
+                expected="easy, conservative or none",
+            ),
+            lifecycle=_get(
+                src,
+                sc,
+                "lifecycle",
+                where,
+                str,
+                "classic",
+                check=lambda v: v in ("classic", "three-phase"),
+                expected="classic or three-phase",
+            ),
+            window=_get(
+                src,
+                sc,
+                "window",
+                where,
+                int,
+                20,
+                check=lambda v: v >= 1,
+                expected="an integer >= 1",
+            ),
+            starvation_bound=_get(
+                src,
+                sc,
+                "starvation_bound",
+                where,
+                int,
+                50,
+                check=lambda v: v >= 1,
+                expected="an integer >= 1",
+            ),
+            warmup_s=float(
+                _get(
+                    src,
+                    sc,
+                    "warmup_s",
+                    where,
+                    (int, float),
+                    0.0,
+                    check=lambda v: v >= 0,
+                    expected="seconds >= 0",
+                )
+            ),
+            cooldown_s=float(
+                _get(
+                    src,
+                    sc,
+                    "cooldown_s",
+                    where,
+                    (int, float),
+                    0.0,
+                    check=lambda v: v >= 0,
+                    expected="seconds >= 0",
+                )
+            ),
         )
-        pols = _get(src, sc, "policies", where, list, expected="a list such as [\"naive\", \"window:dp\"]")
+        pols = _get(
+            src, sc, "policies", where, list, expected='a list such as ["naive", "window:dp"]'
+        )
         for j, pol in enumerate(pols):
             if not isinstance(pol, str) or not (pol == "naive" or pol.startswith("window:")):
-                raise SuiteError(src, f"{where}.policies[{j}]", "'naive' or 'window:SOLVER[params]'", pol)
+                raise SuiteError(
+                    src, f"{where}.policies[{j}]", "'naive' or 'window:SOLVER[params]'", pol
+                )
             if pol != "naive":
                 try:
                     n, prm = parse_solver_id(pol.removeprefix("window:"))
                     make_solver_spec(n, prm)
                 except (SolverParameterError, UnknownSolverError) as exc:
-                    raise SuiteError(src, f"{where}.policies[{j}]", "a registered solver and its parameters", str(exc)) from None
+                    raise SuiteError(
+                        src,
+                        f"{where}.policies[{j}]",
+                        "a registered solver and its parameters",
+                        str(exc),
+                    ) from None
         scenarios.append((scen, tuple(pols)))
 
     if not specs and not scenarios:
-        raise SuiteError(src, "suite", "at least one [[instances]] table or one [[simulations]] table")
+        raise SuiteError(
+            src, "suite", "at least one [[instances]] table or one [[simulations]] table"
+        )
     if specs and not solvers:
         raise SuiteError(src, "solvers", "at least one [[solvers]] table for the [[instances]]")
-    return Suite(name, src, head.get("description", ""), float(budget), reps, seed, reference,
-                 tuple(specs), tuple(solvers), tuple(scenarios), base)
+    return Suite(
+        name,
+        src,
+        head.get("description", ""),
+        float(budget),
+        reps,
+        seed,
+        reference,
+        tuple(specs),
+        tuple(solvers),
+        tuple(scenarios),
+        base,
+    )
 
 
 def _solver_known(src: str, where: str, name: str) -> None:
     if ":" in name:
         return  # module:Class, checked when instantiated
     if name not in registry.known_solvers():
-        raise SuiteError(src, where, f"a registered solver ({', '.join(registry.known_solvers())})", name)
+        raise SuiteError(
+            src, where, f"a registered solver ({', '.join(registry.known_solvers())})", name
+        )
 
 
 def _grid(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -376,7 +563,9 @@ def _grid(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
 @dataclass(frozen=True, slots=True)
 class Source:
     keys: set[str]
-    build: Callable[[dict[str, Any], Path], Iterator[tuple[str, SelectionProblem, Decision | None, dict]]]
+    build: Callable[
+        [dict[str, Any], Path], Iterator[tuple[str, SelectionProblem, Decision | None, dict]]
+    ]
 
 
 def _seeds(v: Any) -> list[int]:
@@ -419,6 +608,7 @@ def _windows(fn_name: str, machine: str | None, extra: tuple[str, ...]):
                         args["machine"] = systems.PRESETS[machine]
                     problem = fn(int(w), int(seed), **args)
                     yield _label(spec["source"], {"w": w, "seed": seed, **kw}), problem, None, {}
+
     return build
 
 
@@ -434,7 +624,9 @@ def _mknap(spec: dict[str, Any], base: Path):
     from instances.knapsack_files import read_mknap
 
     for known in read_mknap(base / spec["path"]):
-        ref = Decision(status=Status.OPTIMAL, objectives=(float(known.optimum),), solver="published")
+        ref = Decision(
+            status=Status.OPTIMAL, objectives=(float(known.optimum),), solver="published"
+        )
         yield known.name, known.problem, ref, {}
 
 
@@ -445,9 +637,12 @@ def _zitzler_thiele(spec: dict[str, Any], base: Path):
     ref = None
     if "front" in spec:
         front = read_front(base / spec["front"])
-        ref = Decision(status=Status.OPTIMAL,
-                       pareto=tuple(ParetoPoint((), tuple(map(float, v))) for v in front),
-                       objectives=tuple(map(float, front[0])), solver="published")
+        ref = Decision(
+            status=Status.OPTIMAL,
+            pareto=tuple(ParetoPoint((), tuple(map(float, v))) for v in front),
+            objectives=tuple(map(float, front[0])),
+            solver="published",
+        )
     yield Path(spec["path"]).name, problem, ref, {}
 
 
@@ -465,12 +660,20 @@ def _recorded(spec: dict[str, Any], base: Path):
 
 
 SOURCES: dict[str, Source] = {
-    "theta-window": Source({"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
-                           _windows("bb_window", "theta", ("bb_share", "max_bb_gb", "min_nodes", "free_range"))),
-    "cori-window": Source({"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
-                          _windows("bb_window", "cori", ("bb_share", "max_bb_gb", "min_nodes", "free_range"))),
-    "cerberus-run": Source({"w", "seeds", "free_range"}, _windows("cerberus_run_window", None, ("free_range",))),
-    "cerberus-stage": Source({"w", "seeds", "objective"}, _windows("cerberus_stage_window", None, ("objective",))),
+    "theta-window": Source(
+        {"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
+        _windows("bb_window", "theta", ("bb_share", "max_bb_gb", "min_nodes", "free_range")),
+    ),
+    "cori-window": Source(
+        {"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
+        _windows("bb_window", "cori", ("bb_share", "max_bb_gb", "min_nodes", "free_range")),
+    ),
+    "cerberus-run": Source(
+        {"w", "seeds", "free_range"}, _windows("cerberus_run_window", None, ("free_range",))
+    ),
+    "cerberus-stage": Source(
+        {"w", "seeds", "objective"}, _windows("cerberus_stage_window", None, ("objective",))
+    ),
     "problem-files": Source({"paths"}, _problem_files),
     "mknap": Source({"path"}, _mknap),
     "zitzler-thiele": Source({"path", "front"}, _zitzler_thiele),
@@ -497,7 +700,9 @@ def _check_source(src: str, where: str, kind: str, spec: dict[str, Any], base: P
             raise SuiteError(src, f"{where}.w", "an integer >= 1 or a list of them", spec["w"])
     if "seeds" in spec:
         s = spec["seeds"]
-        ok = (isinstance(s, int) and s >= 1) or (isinstance(s, list) and all(isinstance(x, int) for x in s))
+        ok = (isinstance(s, int) and s >= 1) or (
+            isinstance(s, list) and all(isinstance(x, int) for x in s)
+        )
         if not ok or isinstance(s, bool):
             raise SuiteError(src, f"{where}.seeds", "a count >= 1 or a list of integer seeds", s)
 
@@ -511,7 +716,9 @@ def expand_instances(suite: Suite) -> list[Instance]:
             for label, problem, ref, ctx in SOURCES[kind].build(spec, suite.base_dir):
                 out.append(Instance(spec["family"], label, problem, ref, ctx))
         except SchedbenchError as exc:
-            raise SuiteError(suite.source, spec["_where"], "a buildable instance source", str(exc)) from None
+            raise SuiteError(
+                suite.source, spec["_where"], "a buildable instance source", str(exc)
+            ) from None
     return out
 
 
@@ -529,8 +736,11 @@ def decision_cells(suite: Suite, instances: list[Instance]) -> list[DecisionCell
             if solver.families is not None and inst.family not in solver.families:
                 continue
             for rep in range(suite.repetitions):
-                cells.append(DecisionCell(inst.family, inst.label, solver, rep, suite.seed + rep,
-                                          suite.budget_s))
+                cells.append(
+                    DecisionCell(
+                        inst.family, inst.label, solver, rep, suite.seed + rep, suite.budget_s
+                    )
+                )
     return cells
 
 

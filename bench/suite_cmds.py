@@ -12,7 +12,6 @@ an HTML report next to the store (``results/<suite>-report.html``).
 from __future__ import annotations
 
 import argparse
-
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,47 @@ from typing import Any
 def add_parsers(sub: Any) -> None:
     r = sub.add_parser("run", help="expand and run a benchmark suite (TOML); store every cell")
     r.add_argument("suite", help="suite file, e.g. bench/suites/quick.toml")
-    r.add_argument("--executor", default="local", choices=("local", "dask"),
-                   help="local process pool (default) or Dask distributed")
-    r.add_argument("--workers", type=int, default=1,
-                   help="parallel workers (default 1: latency measured alone)")
-    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="an existing Dask scheduler (with --executor dask)")
-    r.add_argument("--store", default=None, metavar="PATH",
-                   help="SQLite results store (default results/<suite>.sqlite)")
+    r.add_argument(
+        "--executor",
+        default="local",
+        choices=("local", "dask"),
+        help="local process pool (default) or Dask distributed",
+    )
+    r.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="parallel workers (default 1: latency measured alone)",
+    )
+    r.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="an existing Dask scheduler (with --executor dask)",
+    )
+    r.add_argument(
+        "--store",
+        default=None,
+        metavar="PATH",
+        help="SQLite results store (default results/<suite>.sqlite)",
+    )
     r.add_argument("--resume", action="store_true", help="run only cells not yet stored")
     r.add_argument("--force", action="store_true", help="run every cell again, replacing rows")
     r.add_argument("--plan", action="store_true", help="print the expanded matrix; run nothing")
-    r.add_argument("--isolate", action="store_true",
-                   help="every solve in a child process killed at deadline + grace")
-    r.add_argument("--only", choices=("decision", "simulation"), default=None,
-                   help="run only the decision or only the simulation cells")
-    r.add_argument("--html", default=None, metavar="OUT",
-                   help="HTML report path (default next to the store)")
+    r.add_argument(
+        "--isolate",
+        action="store_true",
+        help="every solve in a child process killed at deadline + grace",
+    )
+    r.add_argument(
+        "--only",
+        choices=("decision", "simulation"),
+        default=None,
+        help="run only the decision or only the simulation cells",
+    )
+    r.add_argument(
+        "--html", default=None, metavar="OUT", help="HTML report path (default next to the store)"
+    )
     r.add_argument("--no-progress", action="store_true")
 
     p = sub.add_parser("report", help="leaderboards and an HTML report from a results store")
@@ -44,17 +67,30 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("--suite", default=None, help="only this suite")
     p.add_argument("--html", default=None, metavar="OUT", help="write an HTML report with plots")
     p.add_argument("--markdown", action="store_true", help="print Markdown instead of plain text")
-    p.add_argument("--all-latency", action="store_true",
-                   help="use latency rows measured concurrently too (default: alone only)")
+    p.add_argument(
+        "--all-latency",
+        action="store_true",
+        help="use latency rows measured concurrently too (default: alone only)",
+    )
     p.add_argument("--export-csv", default=None, metavar="OUT", help="export the rows to CSV")
-    p.add_argument("--export-parquet", default=None, metavar="OUT",
-                   help="export the rows to Parquet (needs pyarrow)")
+    p.add_argument(
+        "--export-parquet",
+        default=None,
+        metavar="OUT",
+        help="export the rows to Parquet (needs pyarrow)",
+    )
 
     c = sub.add_parser("compare", help="compare two stores; non-zero exit on regression")
     c.add_argument("base", help="baseline store")
     c.add_argument("head", help="store to check")
-    c.add_argument("--fail", dest="fails", action="append", default=[], metavar="METRIC:THRESHOLD",
-                   help="fail when METRIC worsens by more than THRESHOLD (5%%, 0.01, 0); repeatable")
+    c.add_argument(
+        "--fail",
+        dest="fails",
+        action="append",
+        default=[],
+        metavar="METRIC:THRESHOLD",
+        help="fail when METRIC worsens by more than THRESHOLD (5%%, 0.01, 0); repeatable",
+    )
     c.add_argument("--suite", default=None)
     c.add_argument("--markdown", action="store_true")
 
@@ -68,20 +104,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(describe_plan(suite))
         return 0
     store = Path(args.store) if args.store else Path("results") / f"{suite.name}.sqlite"
-    summary = run_suite(suite, store_path=store, executor=args.executor, workers=args.workers,
-                        scheduler=args.scheduler, resume=args.resume, force=args.force,
-                        isolate=args.isolate, show_progress=not args.no_progress,
-                        only_kind=args.only)
-    print(f"suite {suite.name!r}: {summary.cells_run} cells run"
-          + (f", {summary.cells_skipped} already stored" if summary.cells_skipped else "")
-          + f", {summary.errors} errors, {summary.wall_s:.1f} s; store {store}")
+    summary = run_suite(
+        suite,
+        store_path=store,
+        executor=args.executor,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        force=args.force,
+        isolate=args.isolate,
+        show_progress=not args.no_progress,
+        only_kind=args.only,
+    )
+    print(
+        f"suite {suite.name!r}: {summary.cells_run} cells run"
+        + (f", {summary.cells_skipped} already stored" if summary.cells_skipped else "")
+        + f", {summary.errors} errors, {summary.wall_s:.1f} s; store {store}"
+    )
     html = Path(args.html) if args.html else store.with_name(f"{suite.name}-report.html")
     _print_report(store, suite.name, markdown=False, all_latency=False, html=html)
     return 1 if summary.errors else 0
 
 
-def _print_report(store: Path, suite: str | None, *, markdown: bool, all_latency: bool,
-                  html: Path | None) -> None:
+def _print_report(
+    store: Path, suite: str | None, *, markdown: bool, all_latency: bool, html: Path | None
+) -> None:
     from bench import report
     from bench.store import ResultStore
 
@@ -115,8 +162,13 @@ def cmd_report(args: argparse.Namespace) -> int:
             if args.export_parquet:
                 n = st.export_parquet(args.export_parquet, args.suite)
                 print(f"{n} rows written to {args.export_parquet}")
-    _print_report(store, args.suite, markdown=args.markdown, all_latency=args.all_latency,
-                  html=Path(args.html) if args.html else None)
+    _print_report(
+        store,
+        args.suite,
+        markdown=args.markdown,
+        all_latency=args.all_latency,
+        html=Path(args.html) if args.html else None,
+    )
     return 0
 
 
@@ -127,5 +179,3 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"run": cmd_run, "report": cmd_report, "compare": cmd_compare}
-
-

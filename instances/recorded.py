@@ -38,8 +38,10 @@ class DecisionRecorder:
         if self._fh is None:
             return
         self.count += 1
-        line = {"problem": problem.to_dict(),
-                "context": {**self._context, **context, "sequence": self.count}}
+        line = {
+            "problem": problem.to_dict(),
+            "context": {**self._context, **context, "sequence": self.count},
+        }
         self._fh.write(json.dumps(line, allow_nan=False) + "\n")
         self._fh.flush()
 
@@ -63,7 +65,9 @@ def read_recorded(path: str | Path) -> Iterator[tuple[str, SelectionProblem, dic
             if number == len(lines) and not raw.endswith("\n"):
                 warnings.warn(f"{p}:{number}: truncated last line skipped", stacklevel=2)
                 return
-            raise ProblemError(f"line {number}", f"a JSON object ({exc.msg})", source=str(p)) from None
+            raise ProblemError(
+                f"line {number}", f"a JSON object ({exc.msg})", source=str(p)
+            ) from None
         if not isinstance(data, dict) or "problem" not in data:
             raise ProblemError(f"line {number}", "an object with a 'problem' key", source=str(p))
         try:

@@ -75,3 +75,33 @@ def test_kth_schedule_equals_reference():
     ref = simulate_reference(w.submit, w.runtime, w.requested_time, w.nodes, w.max_nodes)
     np.testing.assert_array_equal(result.start, ref)
     assert result.counters["backfilled"] > 10_000  # KTH ran EASY in production; much is backfilled
+
+
+def test_long_queues_use_the_vectorised_scan_and_agree():
+    """Queues longer than the vector-scan threshold take the numpy pre-filter path."""
+    from simcore import policies
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    w = Workload.from_columns(
+        submit=np.sort(rng.integers(0, 20000, n)).astype(float),
+        runtime=rng.integers(1, 200, n).astype(float),
+        nodes=rng.integers(1, 9, n),
+        requested_time=rng.integers(1, 300, n).astype(float),
+    )
+    calls = 0
+    original = policies._backfill_candidates
+
+    def counting(*args, **kw):
+        nonlocal calls
+        calls += 1
+        return original(*args, **kw)
+
+    policies._backfill_candidates = counting
+    try:
+        result = simulate(w, System.simple("m", 8), NaivePolicy(backfill="easy"))
+    finally:
+        policies._backfill_candidates = original
+    assert calls > 100  # the long-queue path really ran
+    ref = simulate_reference(w.submit, w.runtime, w.requested_time, w.nodes, 8)
+    np.testing.assert_array_equal(result.start, ref)

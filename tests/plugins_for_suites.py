@@ -1,0 +1,67 @@
+"""Deliberately misbehaving solver plug-ins for the suite-runner tests (importable by workers)."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from simcore.problem import Decision, Status
+
+
+@dataclass(frozen=True)
+class Sleeper:
+    """Ignores the deadline: sleeps ``seconds`` before answering."""
+
+    seconds: float = 60.0
+    name: str = "sleeper"
+
+    @property
+    def id(self) -> str:
+        return f"sleeper[seconds={self.seconds:g}]"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        time.sleep(self.seconds)
+        return Decision(
+            Status.FEASIBLE,
+            selected=(),
+            objectives=tuple(0.0 for _ in range(problem.M)),
+            solver=self.id,
+        )
+
+
+@dataclass(frozen=True)
+class Crasher:
+    """Kills its own process (as a segfaulting native solver would)."""
+
+    name: str = "crasher"
+
+    @property
+    def id(self) -> str:
+        return "crasher"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        os._exit(13)
+
+
+@dataclass(frozen=True)
+class Raiser:
+    """Raises an exception from solve()."""
+
+    name: str = "raiser"
+
+    @property
+    def id(self) -> str:
+        return "raiser"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        raise RuntimeError("boom")
