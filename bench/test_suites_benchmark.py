@@ -1,0 +1,87 @@
+"""The TOML suites as pytest-benchmark benchmarks (not in the default test pass).
+
+    make bench-pytest                                   # every decision family of quick.toml
+    SCHEDBENCH_SUITES=bench/suites/window-quality.toml .venv/bin/python -m pytest bench/ \\
+        --benchmark-enable --benchmark-json out.json    # then --benchmark-compare
+
+One benchmark per (suite, instance family, solver), grouped by family: a round solves every
+instance of the family once; the quality metrics (means over the family, against the exact
+references of ``bench.quality``) go into ``extra_info``, so ``--benchmark-json`` carries quality
+as well as time. Simulation scenarios are not benchmarked here (they are runs, not kernels).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bench.quality import decision_quality
+from bench.runner import plan
+from bench.suite import build_solver, load_suite, reference_solver
+from simcore.problem import Budget, Status
+from simcore.solver import timed_solve, warm_up
+from solvers.registry import make_solver
+
+ROOT = Path(__file__).resolve().parent
+SUITES = [
+    Path(p)
+    for p in os.environ.get("SCHEDBENCH_SUITES", str(ROOT / "suites" / "quick.toml")).split(
+        os.pathsep
+    )
+]
+
+
+def _cases():
+    out = []
+    for path in SUITES:
+        suite = load_suite(path)
+        instances, cells, _ = plan(suite)
+        pairs = sorted({(c.family, c.solver) for c in cells}, key=lambda p: (p[0], p[1].id))
+        for family, spec in pairs:
+            fam = [i for i in instances if i.family == family]
+            out.append(
+                pytest.param(suite, family, spec, fam, id=f"{suite.name}:{family}:{spec.id}")
+            )
+    return out
+
+
+_REFS: dict[str, object] = {}
+
+
+def _reference(suite, inst):
+    if inst.reference is not None:
+        return inst.reference
+    name = reference_solver(suite, inst.family)
+    if name == "none":
+        return None
+    key = inst.problem.fingerprint() + name
+    if key not in _REFS:
+        _REFS[key] = timed_solve(make_solver(name), inst.problem, Budget(deadline_s=30))
+    ref = _REFS[key]
+    return ref if ref.status in (Status.OPTIMAL, Status.INFEASIBLE) else None
+
+
+@pytest.mark.parametrize(("suite", "family", "spec", "instances"), _cases())
+def test_suite_family(benchmark, suite, family, spec, instances):
+    benchmark.group = f"{suite.name}: {family}"
+    solver = build_solver(spec)
+    warm_up(solver)
+    budget = Budget(deadline_s=suite.budget_s, seed=suite.seed)
+
+    def solve_all():
+        return [timed_solve(solver, inst.problem, budget) for inst in instances]
+
+    decisions = benchmark.pedantic(solve_all, rounds=3, iterations=1)
+    qualities = [
+        decision_quality(d, _reference(suite, inst), budget_s=suite.budget_s, problem=inst.problem)
+        for d, inst in zip(decisions, instances, strict=True)
+    ]
+    for key in ("primal_gap", "igd_plus", "front_found", "hv_ratio"):
+        vals = [q[key] for q in qualities if isinstance(q.get(key), (int, float))]
+        if vals:
+            benchmark.extra_info[key] = sum(vals) / len(vals)
+    benchmark.extra_info["instances"] = len(instances)
+    benchmark.extra_info["statuses"] = sorted({d.status.value for d in decisions})
+    assert all(q["feasible"] for q in qualities if q.get("feasible") is not None)
