@@ -43,9 +43,9 @@ bench-sim: $(STAMP)
 	$(BIN)/python bench/sim_speed.py
 
 # The long suites (outside the test pass): decision quality on windows, knapsack classics,
-# BBSched's closed-loop reproduction; two workers on this 2-core machine.
+# BBSched closed-loop reproduction (two workers: simulations, latency not the point there).
 suites: $(STAMP)
-	$(BIN)/schedbench run bench/suites/window-quality.toml --workers 2 --resume
+	$(BIN)/schedbench run bench/suites/window-quality.toml --resume
 	$(BIN)/schedbench run bench/suites/knapsack-classics.toml --resume
 	$(BIN)/schedbench run bench/suites/bbsched-repro.toml --workers 2 --resume
 

@@ -39,9 +39,7 @@ from instances.systems import PRESETS, resolve_system
 from instances.workloads import load_workload
 from simcore.engine import LIFECYCLES, SimOptions, Simulation
 from simcore.metrics import (
-    BREAKDOWNS,
     MeasurementWindow,
-    breakdown,
     compute_metrics,
     format_summary,
 )
@@ -142,6 +140,13 @@ def add_parser(sub: Any) -> None:
         help="skip (and count) malformed SWF lines instead of stopping",
     )
     p.add_argument("--out", default=None, metavar="DIR", help="output directory")
+    p.add_argument(
+        "--record-decisions",
+        default=None,
+        metavar="FILE",
+        help="store every decision problem posed (JSON lines) for replay in suites; "
+        "window policy only (use --solver naive to record the baseline's)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -198,7 +203,22 @@ def run(args: argparse.Namespace) -> int:
         log_file.write(json.dumps(entry) + "\n")
         log_file.flush()
 
+    recorder = None
+    if args.record_decisions:
+        if policy_name != "window":
+            print(
+                "schedbench: error: --record-decisions needs the window policy "
+                "(--solver NAME; --solver naive records the baseline's decisions)",
+                file=sys.stderr,
+            )
+            return 2
+        from instances.recorded import DecisionRecorder
+
+        recorder = DecisionRecorder(
+            args.record_decisions, workload=workload.source, system=system.name
+        )
     options = SimOptions(
+        record_problem=recorder,
         lifecycle=args.lifecycle,
         priority=args.priority,
         on_invalid=args.on_invalid,
@@ -219,6 +239,9 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
     if log_file:
         log_file.close()
+    if recorder is not None:
+        recorder.close()
+        result.config["recorded_decisions"] = recorder.count
     result.config.update(
         {
             "wall_s": round(wall, 3),

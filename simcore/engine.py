@@ -100,6 +100,9 @@ class SimOptions:
     progress: Callable[[int], None] | None = None
     progress_every: int = 1000
     decision_log: Callable[[dict[str, Any]], None] | None = None
+    #: Called with every decision problem a window policy poses and its context (time, queue
+    #: length, policy), before it is solved: ``--record-decisions`` (``instances/recorded.py``).
+    record_problem: Callable[[Any, dict[str, Any]], None] | None = None
 
     def __post_init__(self) -> None:
         if self.lifecycle not in LIFECYCLES:
@@ -154,7 +157,9 @@ class Simulation:
         self.K = len(self.resource_names)
         self.capacity: tuple[float, ...] = system.capacity_vector()
         self.bb_index = self.K - 1 if system.bb_gb > 0 else -1
-        self.has_groups = len(system.node_groups) > 1
+        # Node groups are tracked with several groups (SSD cuts) and with local SSD at all (one
+        # group of SSD nodes): the SSD usage columns come from the group assignment.
+        self.has_groups = len(system.node_groups) > 1 or system.has_ssd
         self.group_ssd = [g.ssd_gb for g in system.node_groups]
         self.group_free = [g.count for g in system.node_groups]
         # cut index k (1..) -> groups counted in it
@@ -172,6 +177,19 @@ class Simulation:
             self.data_in: list[float] = workload.data_in_gb.tolist()
             self.data_out: list[float] = workload.data_out_gb.tolist()
             bb_run = workload.bb_gb + workload.data_out_gb
+        # How long a run phase holds what it takes at its start, by the request: what the
+        # backfillers' reservations use. Classic: the request. Three-phase: load-in + request +
+        # load-out, plus the drain (the stage-out buffer is held until it ends).
+        self.hold: list[float] = self.req
+        if self.three_phase:
+            hold = (
+                workload.data_in_gb / system.bw_bb_gbps
+                + workload.requested_time
+                + workload.data_out_gb / system.bw_bb_gbps
+                + workload.data_out_gb / system.bw_io_gbps
+            )
+            self.hold = hold.tolist()
+        self.hold_array = np.asarray(self.hold, dtype=np.float64)
         self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
         self._dem_matrix = system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb)
         self.ssd: list[float] = workload.ssd_gb.tolist()
@@ -232,8 +250,12 @@ class Simulation:
         for k in range(self.K):
             f[k] += d[k]
 
-    def _alloc_groups(self, j: int) -> None:
-        """Assign node groups: the smallest adequate SSD first (BBSched §5)."""
+    def _alloc_groups(self, j: int) -> tuple[float, ...]:
+        """Assign node groups: the smallest adequate SSD first (BBSched §5).
+
+        Returns the job's demand vector with the ``nodes_ssd>=t`` entries it really holds (a
+        small-SSD job may spill onto larger-SSD nodes): what its end will give back.
+        """
         need = self.nodes[j]
         s = self.ssd[j]
         taken = [0] * len(self.group_free)
@@ -255,6 +277,10 @@ class Simulation:
         self.ssd_assigned_used += sum(
             t * size for t, size in zip(taken, self.group_ssd, strict=True)
         )
+        held = list(self.dem[j])
+        for k, groups in enumerate(self._cut_groups, start=1):
+            held[k] = float(sum(taken[g] for g in groups))
+        return tuple(held)
 
     def _sync_cuts(self) -> None:
         """Free ``nodes_ssd>=t`` entries from the groups' real free counts.
@@ -293,6 +319,42 @@ class Simulation:
         if not keys:
             del self._rel_keys[j]
 
+    def _reexpect(self, j: int, delta: tuple[float, ...]) -> None:
+        """Replace the amounts of job ``j``'s next expected release (same time, same place)."""
+        keys = self._rel_keys[j]
+        old = keys[0]
+        del self.releases[bisect.bisect_left(self.releases, old)]
+        self._seq += 1
+        keys[0] = (old[0], self._seq, delta)
+        bisect.insort(self.releases, keys[0])
+
+    def effective_demand(self, j: int) -> tuple[float, ...]:
+        """Job ``j``'s demand vector if it started now, with the ``nodes_ssd>=t`` entries it
+        would really occupy.
+
+        A job with a small SSD request spills onto larger-SSD nodes when the smaller ones are
+        busy (``_alloc_groups``); its demand vector does not show it, the cut entries here do.
+        The backfillers use it for what a job started now leaves to a reservation.
+        """
+        d = self.dem[j]
+        if not self._cut_groups:
+            return d
+        need = self.nodes[j]
+        s = self.ssd[j]
+        taken = [0] * len(self.group_free)
+        for gi, size in enumerate(self.group_ssd):
+            if size < s or need == 0:
+                continue
+            t = min(need, self.group_free[gi])
+            taken[gi] = t
+            need -= t
+        if need:  # it does not fit now: nothing to correct
+            return d
+        eff = list(d)
+        for k, groups in enumerate(self._cut_groups, start=1):
+            eff[k] = float(sum(taken[g] for g in groups))
+        return tuple(eff)
+
     # ------------------------------------------------------------------ starting jobs
     def start(self, j: int, *, backfilled: bool = False) -> None:
         """Start job ``j``'s run phase now. The caller has checked that it fits."""
@@ -302,7 +364,9 @@ class Simulation:
         if self.bb_index >= 0:
             self.used_bb += d[self.bb_index]
         if self.has_groups:
-            self._alloc_groups(j)
+            # the expected releases carry what the job really holds, so the reservations
+            # see the SSD nodes a spilled job will give back
+            d = self._alloc_groups(j)
         self.queue.remove(j)
         self.window_passes.pop(j, None)
         self.running.add(j)
@@ -328,6 +392,9 @@ class Simulation:
         self._push(now + load_in, _LOAD_IN_DONE, j)
         t_nodes = now + load_in + req + load_out
         b = self.bb_index
+        if b >= 0 and self.data_in[j] > 0:  # the stage-in buffer, freed when the load-in ends
+            staged = tuple((self.data_in[j] if k == b else 0.0) for k in range(self.K))
+            self._expect(j, now + load_in, staged)
         nodes_delta = tuple(
             (d[k] - self.data_out[j] if k == b else d[k]) for k in range(self.K)
         )  # nodes and the run buffer; the stage-out buffer is released after the drain
@@ -374,11 +441,17 @@ class Simulation:
             self._enqueue_run(j)
         elif kind == _LOAD_IN_DONE:
             self._release_bb(self.data_in[j])
+            if self.bb_index >= 0 and self.data_in[j] > 0:
+                self._unexpect(j)  # the stage-in buffer entry
             self.staged.pop(j, None)
             compute, _, _ = self._job_times[j]
             self._push(now + compute, _COMPUTE_DONE, j)
         elif kind == _COMPUTE_DONE:
             self._release_bb(self.workload.bb_gb[j].item())
+            b = self.bb_index
+            if b >= 0:  # the run buffer is free now: the reservations must not count it again
+                delta = self._rel_keys[j][0][2]
+                self._reexpect(j, tuple((0.0 if k == b else delta[k]) for k in range(self.K)))
             _, load_out, _ = self._job_times[j]
             self._push(now + load_out, _LOAD_OUT_DONE, j)
         elif kind == _LOAD_OUT_DONE:

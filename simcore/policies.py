@@ -110,30 +110,61 @@ def head_reservation(
     return math.inf, avail
 
 
+_VECTOR_SCAN = 64
+
+
+def _backfill_candidates(sim: Simulation, jobs: list[int], now: float, head: int) -> list[int]:
+    """The jobs (in the given order) that could be backfilled now: they fit the free resources
+    and either end by the head's shadow time or fit in what it leaves over. Both only shrink as
+    jobs start, so the exact sequential loop over these finds the same starts as over all."""
+    arr = np.fromiter(jobs, dtype=np.int64, count=len(jobs))
+    dem = sim._dem_matrix[arr]
+    slack = np.zeros(sim.K)
+    if sim.bb_index >= 0:
+        slack[sim.bb_index] = sim.bb_eps
+    mask = np.all(dem <= np.asarray(sim.free) + slack, axis=1)
+    if not mask.any():
+        return []
+    shadow, extra = head_reservation(sim, sim.dem[head], now)
+    if math.isfinite(shadow):
+        ends_in_time = now + sim.hold_array[arr] <= shadow
+        # with node groups a job may take more of the SSD cut entries than its demand says;
+        # only the node and buffer entries are a safe pre-filter then
+        cols = [0] + ([sim.bb_index] if sim.bb_index >= 0 else []) if sim.has_groups else slice(None)
+        fits_extra = np.all(dem[:, cols] <= (np.asarray(extra) + slack)[cols], axis=1)
+        mask &= ends_in_time | fits_extra
+    return arr[mask].tolist()
+
+
 def easy_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     dem = sim.dem
-    req = sim.req
+    hold = sim.hold  # the request (classic); the whole run phase by its request (three-phase)
     K, b, eps = sim.K, sim.bb_index, sim.bb_eps
     free = sim.free
     shadow = -math.inf
     extra: list[float] = []
     start = sim.start
-    for idx in range(1, len(rest)):
+    # Long queues: pre-filter with numpy the jobs that fit the free resources now (a job that
+    # does not fit now cannot fit after more jobs start); short ones: the plain loop is cheaper.
+    cands = rest[1:] if len(rest) <= _VECTOR_SCAN else _backfill_candidates(sim, rest[1:], now, rest[0])
+    for j in cands:
         f0 = free[0]
         if f0 < 1:  # every job needs a node
             return
-        j = rest[idx]
         d = dem[j]
         if d[0] > f0 or (K > 1 and not _fits(d, free, K, b, eps)):
             continue
         if shadow == -math.inf:  # computed lazily: most passes have no candidate at all
             shadow, extra = head_reservation(sim, dem[rest[0]], now)
-        if now + req[j] <= shadow:
+        if now + hold[j] <= shadow:
             start(j, backfilled=True)
-        elif d[0] <= extra[0] and _fits(d, extra, K, b, eps):
-            start(j, backfilled=True)
-            for k in range(K):
-                extra[k] -= d[k]
+        elif d[0] <= extra[0]:
+            if sim.has_groups:  # the SSD cut entries it would really take (spill)
+                d = sim.effective_demand(j)
+            if _fits(d, extra, K, b, eps):
+                start(j, backfilled=True)
+                for k in range(K):
+                    extra[k] -= d[k]
 
 
 def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
@@ -147,18 +178,28 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         row = avails[-1]
         for k in range(K):
             row[k] += delta[k]
-    dem, req = sim.dem, sim.req
+    dem, hold = sim.dem, sim.hold
     free = sim.free
     for j in rest:
         if free[0] < 1:  # nothing else can start now; later reservations do not matter yet
             return
         d = dem[j]
-        dur = req[j]
+        dur = hold[j]
         slot = _earliest(times, avails, d, dur, K, b, eps)
+        if slot == 0 and sim.has_groups:
+            # Started now, it takes the SSD cut entries the node groups give it (a small-SSD
+            # job may spill onto larger-SSD nodes): book those, or wait if they conflict.
+            e = sim.effective_demand(j)
+            if e != d:
+                if _fits_span(times, avails, e, 0, dur, K, b, eps):
+                    d = e
+                else:
+                    slot = _earliest(times, avails, d, dur, K, b, eps, first=1)
         if slot < 0:
             continue  # cannot be placed on the known releases (staged buffer held); next pass
         s = times[slot]
-        e = s + dur
+        # a zero-length job still needs its resources at the instant s: book [s, next float)
+        e = s + dur if dur > 0 else math.nextafter(s, math.inf)
         # split the profile at the end of the reservation, then book [s, e)
         pos = bisect.bisect_left(times, e)
         if pos == len(times) or times[pos] != e:
@@ -172,6 +213,27 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
             sim.start(j, backfilled=j != rest[0])
 
 
+def _fits_span(
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    s: int,
+    dur: float,
+    K: int,
+    b: int,
+    eps: float,
+) -> bool:
+    """Demand ``d`` fits the profile from ``times[s]`` for ``dur``."""
+    n = len(times)
+    end = times[s] + dur
+    m = s
+    while m < n and (times[m] < end or m == s):
+        if not _fits(d, avails[m], K, b, eps):
+            return False
+        m += 1
+    return True
+
+
 def _earliest(
     times: list[float],
     avails: list[list[float]],
@@ -180,18 +242,10 @@ def _earliest(
     K: int,
     b: int,
     eps: float,
+    first: int = 0,
 ) -> int:
-    n = len(times)
-    for s in range(n):
-        end = times[s] + dur
-        m = s
-        ok = True
-        while m < n and (times[m] < end or m == s):
-            if not _fits(d, avails[m], K, b, eps):
-                ok = False
-                break
-            m += 1
-        if ok:
+    for s in range(first, len(times)):
+        if _fits_span(times, avails, d, s, dur, K, b, eps):
             return s
     return -1
 
@@ -219,8 +273,14 @@ class Policy:
         if order is sim.queue:
             order = list(order)
         rest = self.start_jobs(sim, order, now)
-        if rest and self._backfiller is not None and sim.free[0] >= 1:
-            self._backfiller(sim, rest, now)
+        if rest and sim.free[0] >= 1:
+            if self._backfiller is not None:
+                self._backfiller(sim, rest, now)
+            elif sim.staged and head_reservation(sim, sim.dem[rest[0]], now)[0] == math.inf:
+                # Three-phase: the head waits for buffer space that only staged jobs queued
+                # behind it hold, and they free it only by running. Without backfilling nothing
+                # would ever start again: start what fits (EASY with no reservation to keep).
+                easy_backfill(sim, rest, now)
 
     def start_jobs(self, sim: Simulation, order: list[int], now: float) -> list[int]:
         raise NotImplementedError
@@ -323,6 +383,10 @@ class WindowPolicy(Policy):
             sim.counters.starved_forced += sum(1 for j in starved if j in cands)
             return set(cands)
         problem = self._problem(sim, cands, starved)
+        record = sim.options.record_problem
+        if record is not None:
+            record(problem, {"t": now, "queue_length": len(sim.queue), "window": self.window,
+                             "policy": self.describe(), "priority": sim.options.priority})
         free_before = list(sim.free)
         sim.counters.decisions += 1
         fault = None

@@ -113,12 +113,11 @@ class CPSATSolver(BaseSolver):
         model = cp_model.CpModel()
         w = data.demands.shape[0]
         x = [model.new_bool_var(f"x{j}") for j in range(w)]  # x[j] = 1 if job j starts now
-        for k in range(data.capacities.size):
+        for k in _binding(data):  # constraints that cannot bind are left out
             coeffs = data.demands[:, k]
-            if coeffs.sum() > data.capacities[k]:  # constraints that cannot bind are left out
-                model.add(
-                    sum(int(c) * x[j] for j, c in enumerate(coeffs) if c) <= int(data.capacities[k])
-                )
+            model.add(
+                sum(int(c) * x[j] for j, c in enumerate(coeffs) if c) <= int(data.capacities[k])
+            )
         f = [sum(int(c) * x[j] for j, c in enumerate(row) if c) for row in data.objectives]
         return cp_model, model, x, f
 
@@ -154,50 +153,91 @@ class CPSATSolver(BaseSolver):
     def _epsilon(self, data: IntegralForm, budget: Budget, clock: Clock, deadline: float) -> Answer:
         """The ε-constraint loop for M = 2 (module docstring). With ``workers >= 2`` it runs from
         both ends at once in two threads (CP-SAT releases the GIL): one end walks the front by
-        decreasing f_0, the other by decreasing f_1, each excluding what the other has proven,
-        until either proves that nothing is left between them."""
-        cp_model, base, x, _ = self._model(data)
+        decreasing f_0, the other by decreasing f_1, each confined to the box strictly between its
+        own last point and the other's, until either proves that box empty."""
         o = data.objectives
+        low = [int(v) for v in np.minimum(o, 0).sum(axis=1)]  # the range each objective spans
+        high = [int(v) for v in np.maximum(o, 0).sum(axis=1)]
         ends = [_End(0, 1), _End(1, 0)] if self.workers >= 2 else [_End(0, 1)]
         share = max(1, self.workers // len(ends))
         lock = threading.Lock()
         complete = threading.Event()
+        rounding_cuts = _objective_is_a_resource(data)
 
         def run(end: _End, other: _End | None) -> None:
             a, b = end.primary, end.secondary
-            big = int(np.clip(o[b], 0, None).sum()) + 1
-            while not complete.is_set():
+            cp_model, model, xs, f = self._model(data)
+            # One two-sided constraint per non-constant objective, built once; only its bounds
+            # change between solves.
+            limits = {
+                i: model.add_linear_constraint(f[i], low[i], high[i])
+                for i in (0, 1)
+                if np.any(o[i])
+            }
+            # Lexicographic (f_a, f_b) as one integer objective when it fits comfortably in
+            # int64; otherwise two solves (max f_a, then f_b with f_a fixed).
+            big = high[b] - low[b] + 1
+            span = big * max(abs(low[a]), abs(high[a])) + max(abs(low[b]), abs(high[b]))
+            combined = span < 2**62
+            if combined:
+                model.maximize(big * f[a] + f[b])
+
+            def step():
+                """One solve in the current box: (CP-SAT status, solver), or (None, None) when no
+                time is left."""
                 left = deadline - clock.elapsed() - _MARGIN_S
                 if left <= 0:
-                    return
-                model = base.clone()
-                xs = [model.get_bool_var_from_proto_index(v.index) for v in x]
-                f = [sum(int(c) * xs[j] for j, c in enumerate(row) if c) for row in o]
-                with lock:
-                    if end.last is not None:
-                        # The next point has a larger f_b, hence a smaller f_a.
-                        model.add(f[b] >= int(end.last[b]) + 1)
-                        model.add(f[a] <= int(end.last[a]) - 1)
-                    if other is not None and other.last is not None:
-                        # The other end (primary f_b) has proven every front point with
-                        # f_b >= its last one: look only below it.
-                        model.add(f[b] <= int(other.last[b]) - 1)
-                model.maximize(big * f[a] + f[b])
+                    return None, None
                 solver = self._solver(cp_model, budget, left, workers=share)
+                _tune_epsilon_step(solver.parameters, rounding_cuts)
                 end.solver = solver
                 result = solver.solve(model)
                 end.solves += 1
-                if complete.is_set():
-                    return  # the other end finished; this solve may have been interrupted
+                return result, solver
+
+            while not complete.is_set():
+                with lock:
+                    last, seen = end.last, (None if other is None else other.last)
+                if last is not None and seen is not None and last[b] >= seen[b]:
+                    complete.set()  # the two ends have met: every front point is found
+                    return
+                # The next point has a larger f_b than the last one (hence a smaller f_a).
+                floor_b = low[b] if last is None else int(last[b]) + 1
+                cap_a = high[a] if last is None or not rounding_cuts else int(last[a]) - 1
+                if floor_b > high[b] or cap_a < low[a]:
+                    complete.set()  # no room for another point: the front is complete
+                    return
+                if b in limits:
+                    _set_bounds(limits[b], floor_b, high[b])
+                if a in limits:
+                    _set_bounds(limits[a], low[a], cap_a)
+                if combined:
+                    result, solver = step()
+                else:
+                    model.maximize(f[a])
+                    result, solver = step()
+                    if result == cp_model.OPTIMAL:
+                        best = int(o[a, _selected(solver, xs)].sum())  # exact, unlike a float
+                        _set_bounds(limits[a], best, best)
+                        for v in xs:
+                            model.add_hint(v, solver.boolean_value(v))
+                        model.maximize(f[b])
+                        result, solver = step()
+                        model.clear_hints()
+                if result is None or complete.is_set():
+                    return  # out of time, or the other end finished (this solve may be cut short)
                 if result == cp_model.INFEASIBLE:
-                    complete.set()  # nothing left between the two ends: the front is complete
+                    complete.set()  # no point with a larger f_b: the front is complete
                     return
-                if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                    return
-                if result == cp_model.FEASIBLE:
+                if result != cp_model.OPTIMAL:
                     return  # unproven at the deadline: maybe not on the front, so not reported
                 chosen = _selected(solver, xs)
                 point = o[:, chosen].sum(axis=1)
+                if seen is not None and point[b] >= seen[b]:
+                    # The other end's last point again (a front point with f_b >= it must be
+                    # that point): nothing lay between the two ends.
+                    complete.set()
+                    return
                 with lock:
                     end.found.append((clock.elapsed(), chosen, point))
                     end.last = point
@@ -276,6 +316,45 @@ class _End:
     found: list = field(default_factory=list)  # (time, selection, point)
     solves: int = 0
     solver: object = None
+
+
+def _binding(data: IntegralForm) -> list[int]:
+    """The resources whose constraint can bind (all the window's demands exceed the capacity)."""
+    return [k for k in range(data.capacities.size) if data.demands[:, k].sum() > data.capacities[k]]
+
+
+def _objective_is_a_resource(data: IntegralForm) -> bool:
+    """Whether some objective is a positive multiple of a binding resource's demands (BBSched's
+    objectives are the node and burst-buffer demands). Maximising it then has the capacity as its
+    LP bound, so the LP says little and the proofs rest on rounding (MIR) cuts."""
+
+    def direction(values: np.ndarray) -> tuple[int, ...] | None:
+        if not np.any(values) or np.any(values < 0):
+            return None
+        return tuple((values // np.gcd.reduce(values)).tolist())
+
+    columns = {direction(data.demands[:, k]) for k in _binding(data)} - {None}
+    return any(direction(row) in columns for row in data.objectives)
+
+
+def _tune_epsilon_step(parameters, rounding_cuts: bool) -> None:
+    """CP-SAT parameters for one ε-step (measurements in the module docstring). Cuts make the LP of
+    these 2-resource knapsacks many times larger and cost more than they prune, except when an
+    objective is a resource (``_objective_is_a_resource``): then MIR cuts, and only they, pay."""
+    parameters.use_sat_inprocessing = False
+    if rounding_cuts:
+        parameters.add_cg_cuts = False
+        parameters.add_zero_half_cuts = False
+        parameters.add_clique_cuts = False
+    else:
+        parameters.cut_level = 0
+
+
+def _set_bounds(constraint, lower: int, upper: int) -> None:
+    """Rewrite the bounds of a one-interval linear constraint in place (the model is reused)."""
+    domain = constraint.proto.linear.domain
+    domain[0] = int(lower)
+    domain[1] = int(upper)
 
 
 def _selected(solver, x) -> list[int]:
