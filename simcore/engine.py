@@ -40,7 +40,9 @@ at its end: the job is complete). Choices the paper leaves open, documented here
   job can still obtain its run-phase buffer once the running jobs finish). Without that check,
   staged jobs can fill the buffer and starve every run phase.
 * The run phase is what the policy (naive or window + backfilling) schedules; the reservation
-  arithmetic of the backfillers uses each running job's expected releases.
+  arithmetic of the backfillers uses each running job's expected releases (the stage-in buffer
+  at the end of the load-in, the nodes at the end of the load-out by the request, the stage-out
+  buffer after the drain) and, for a queued job, ``hold``: load-in + request + load-out + drain.
 
 Policies, backfilling and decisions live in ``simcore/policies.py``; this module owns the
 state and the clock, validates nothing about solvers itself, and records the usage timeline.
@@ -208,6 +210,8 @@ class Simulation:
         self._rel_keys: dict[int, list[tuple[float, int, tuple[float, ...]]]] = {}
         self.group_alloc: dict[int, list[int]] = {}
         self.window_passes: dict[int, int] = {}
+        #: conservative backfilling's reservations, kept between passes: job -> (start, end, demand)
+        self.reservations: dict[int, tuple[float, float, tuple[float, ...]]] = {}
         self._heap: list[tuple[float, int, int, int]] = []
         self._seq = 0
         self.now = -math.inf
@@ -369,6 +373,7 @@ class Simulation:
             d = self._alloc_groups(j)
         self.queue.remove(j)
         self.window_passes.pop(j, None)
+        self.reservations.pop(j, None)
         self.running.add(j)
         self.start_t[j] = now
         if self.three_phase and self.first_alloc[j] != self.first_alloc[j]:  # NaN: no stage-in

@@ -36,6 +36,9 @@ Backfilling
 at the earliest instant its whole demand vector is free, computed from the running jobs'
 *requested* end times (never their actual runtimes); a later job may start now if it fits and
 either ends (by its request) before that instant or fits in what the head leaves over then.
+In the three-phase lifecycle a job "ends" when its whole run phase (load-in, request, load-out)
+and the drain of its output are over (``Simulation.hold``); with node groups, what a job started
+now takes of the SSD nodes is what the groups give it (``Simulation.effective_demand``).
 
 ``conservative`` — every queued job, in priority order, gets the earliest reservation that
 does not conflict with the earlier ones (an availability profile over time built from requested
@@ -43,7 +46,10 @@ times); those whose reservation is now start. With a static order (FCFS) no job 
 later than its first reservation; with WFP the order changes between passes and reservations are
 rebuilt each pass (Cobalt does the same).
 
-``none`` — no backfilling.
+``none`` — no backfilling. One exception, three-phase only: when the head can never start
+because staged jobs queued behind it hold the burst-buffer space it needs (they free it only by
+running), the pass starts what fits, as EASY would with no reservation to keep; otherwise the
+simulation would deadlock.
 """
 
 from __future__ import annotations
@@ -130,7 +136,9 @@ def _backfill_candidates(sim: Simulation, jobs: list[int], now: float, head: int
         ends_in_time = now + sim.hold_array[arr] <= shadow
         # with node groups a job may take more of the SSD cut entries than its demand says;
         # only the node and buffer entries are a safe pre-filter then
-        cols = [0] + ([sim.bb_index] if sim.bb_index >= 0 else []) if sim.has_groups else slice(None)
+        cols = (
+            [0] + ([sim.bb_index] if sim.bb_index >= 0 else []) if sim.has_groups else slice(None)
+        )
         fits_extra = np.all(dem[:, cols] <= (np.asarray(extra) + slack)[cols], axis=1)
         mask &= ends_in_time | fits_extra
     return arr[mask].tolist()
@@ -146,7 +154,9 @@ def easy_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     start = sim.start
     # Long queues: pre-filter with numpy the jobs that fit the free resources now (a job that
     # does not fit now cannot fit after more jobs start); short ones: the plain loop is cheaper.
-    cands = rest[1:] if len(rest) <= _VECTOR_SCAN else _backfill_candidates(sim, rest[1:], now, rest[0])
+    cands = (
+        rest[1:] if len(rest) <= _VECTOR_SCAN else _backfill_candidates(sim, rest[1:], now, rest[0])
+    )
     for j in cands:
         f0 = free[0]
         if f0 < 1:  # every job needs a node
@@ -167,8 +177,10 @@ def easy_backfill(sim: Simulation, rest: list[int], now: float) -> None:
                     extra[k] -= d[k]
 
 
-def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
-    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+def _profile(sim: Simulation, now: float) -> tuple[list[float], list[list[float]]]:
+    """Free resources over time from the running jobs' expected releases: breakpoints ``times``
+    and the vector free from each breakpoint to the next (the last one lasts for ever)."""
+    K = sim.K
     times: list[float] = [now]
     avails: list[list[float]] = [list(sim.free)]
     for t, _, delta in sim.releases:
@@ -178,13 +190,68 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         row = avails[-1]
         for k in range(K):
             row[k] += delta[k]
+    return times, avails
+
+
+def _book(
+    times: list[float],
+    avails: list[list[float]],
+    s: float,
+    e: float,
+    d: tuple[float, ...],
+    sign: float,
+) -> None:
+    """Add ``sign · d`` to the profile over ``[s, e)``, splitting it at ``s`` and ``e``."""
+    for t in (s, e):
+        pos = bisect.bisect_left(times, t)
+        if pos == len(times) or times[pos] != t:
+            times.insert(pos, t)
+            avails.insert(pos, list(avails[pos - 1]))
+    lo = bisect.bisect_left(times, s)
+    hi = bisect.bisect_left(times, e)
+    K = len(d)
+    for m in range(lo, hi):
+        row = avails[m]
+        for k in range(K):
+            row[k] += sign * d[k]
+
+
+def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
+    """Conservative backfilling with reservations kept from pass to pass.
+
+    Every queued job holds a reservation ``(start, end, demand)`` in ``sim.reservations``. Each
+    pass builds the free-resource profile from the running jobs' expected releases, books every
+    reservation into it, then visits the queue in priority order: a job gives its own booking
+    back, takes the earliest slot that fits around everybody else's bookings (its old slot is
+    still free, so it never moves later), and starts if that slot is now. A new job gets the
+    earliest slot after all existing bookings. So no reservation is ever delayed by a later job —
+    with a static order (FCFS) no job starts after its first reservation. (With WFP the order
+    changes but bookings still only move earlier.) Two things outside conservative's control can
+    still move a booking later, and then the job simply takes its new earliest slot: the window
+    policy's selections, which start without looking at bookings (BBSched pairs the window with
+    EASY), and, in the three-phase lifecycle, stage-ins that take burst buffer a booking counted
+    on.
+    """
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    times, avails = _profile(sim, now)
+    book = sim.reservations
+    for s0, e0, d0 in book.values():
+        if e0 > now:
+            _book(times, avails, max(s0, now), e0, d0, -1.0)
     dem, hold = sim.dem, sim.hold
     free = sim.free
+    blocked = False
     for j in rest:
-        if free[0] < 1:  # nothing else can start now; later reservations do not matter yet
-            return
+        if free[0] < 1 and j in book:
+            # Nothing can start now: a booked job keeps its booking (it may move earlier at a
+            # later pass); only jobs without one (new arrivals) are placed.
+            blocked = True
+            continue
         d = dem[j]
         dur = hold[j]
+        old = book.pop(j, None)
+        if old is not None and old[1] > now:
+            _book(times, avails, max(old[0], now), old[1], old[2], 1.0)
         slot = _earliest(times, avails, d, dur, K, b, eps)
         if slot == 0 and sim.has_groups:
             # Started now, it takes the SSD cut entries the node groups give it (a small-SSD
@@ -196,21 +263,21 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
                 else:
                     slot = _earliest(times, avails, d, dur, K, b, eps, first=1)
         if slot < 0:
-            continue  # cannot be placed on the known releases (staged buffer held); next pass
+            # Cannot be placed on the known releases: only in the three-phase lifecycle, where
+            # staged jobs hold stage-in buffer that is released only when they run. The job
+            # drops its booking (a stale one would block the jobs that can run) and tries again
+            # at the next pass.
+            blocked = True
+            continue
         s = times[slot]
         # a zero-length job still needs its resources at the instant s: book [s, next float)
         e = s + dur if dur > 0 else math.nextafter(s, math.inf)
-        # split the profile at the end of the reservation, then book [s, e)
-        pos = bisect.bisect_left(times, e)
-        if pos == len(times) or times[pos] != e:
-            times.insert(pos, e)
-            avails.insert(pos, list(avails[pos - 1]))
-        for m in range(slot, pos):
-            row = avails[m]
-            for k in range(K):
-                row[k] -= d[k]
-        if slot == 0 and _fits(d, sim.free, K, b, eps):
-            sim.start(j, backfilled=j != rest[0])
+        _book(times, avails, s, e, d, -1.0)
+        if slot == 0 and _fits(d, free, K, b, eps):
+            sim.start(j, backfilled=blocked)
+        else:
+            book[j] = (s, e, d)
+            blocked = True
 
 
 def _fits_span(
@@ -273,7 +340,8 @@ class Policy:
         if order is sim.queue:
             order = list(order)
         rest = self.start_jobs(sim, order, now)
-        if rest and sim.free[0] >= 1:
+        # conservative runs even on a full machine: new arrivals get their reservation at once
+        if rest and (sim.free[0] >= 1 or self.backfill == "conservative"):
             if self._backfiller is not None:
                 self._backfiller(sim, rest, now)
             elif sim.staged and head_reservation(sim, sim.dem[rest[0]], now)[0] == math.inf:
@@ -304,6 +372,8 @@ class NaivePolicy(Policy):
     name = "naive"
 
     def start_jobs(self, sim: Simulation, order: list[int], now: float) -> list[int]:
+        if self.backfill == "conservative":
+            return order  # every start goes through the reservations (conservative_backfill)
         return naive_start(sim, order)
 
 
@@ -385,8 +455,16 @@ class WindowPolicy(Policy):
         problem = self._problem(sim, cands, starved)
         record = sim.options.record_problem
         if record is not None:
-            record(problem, {"t": now, "queue_length": len(sim.queue), "window": self.window,
-                             "policy": self.describe(), "priority": sim.options.priority})
+            record(
+                problem,
+                {
+                    "t": now,
+                    "queue_length": len(sim.queue),
+                    "window": self.window,
+                    "policy": self.describe(),
+                    "priority": sim.options.priority,
+                },
+            )
         free_before = list(sim.free)
         sim.counters.decisions += 1
         fault = None
