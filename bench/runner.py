@@ -497,6 +497,8 @@ def run_suite(
         store_path,
         lambda msg: bar.set_postfix_str(msg[:40]) if bar else None,
     )
+    if bar:
+        bar.set_postfix_str("")
     payloads: list[dict[str, Any]] = []
     for c in dcells:
         inst = by_key[(c.family, c.instance)]
