@@ -36,7 +36,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from bench._io import atomic_write_text
 from simcore.errors import InvalidDecisionError
 from simcore.metrics import MetricsError
 from simcore.pareto import nondominated_mask
@@ -707,19 +707,7 @@ class ReferenceCache:
             "solver": self.solver_id,
             "decision": decision.to_dict(),
         }
-        text = json.dumps(payload, sort_keys=True)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{path.stem}-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return atomic_write_text(path, json.dumps(payload, sort_keys=True))
 
     def get_or_compute(
         self, problem: SelectionProblem, compute_fn: Callable[[SelectionProblem], Decision]

@@ -56,7 +56,6 @@ import io
 import math
 import os
 import re
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -65,6 +64,7 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
+from bench._io import atomic_write_text
 from bench.quality import latency_stats
 from simcore.errors import SchedbenchError
 from simcore.metrics import METRIC_DEFINITIONS
@@ -901,20 +901,6 @@ def _definitions_html() -> str:
     )
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _plot_or_note(
     make: Callable[[], tuple[bytes, str] | None], plot_id: str, kind: str, caption: str, note: str
 ) -> str:
@@ -1029,5 +1015,5 @@ def html_report(
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n"
         f"<body>{body}<script>{_LOAD_SCRIPT}</script></body></html>\n"
     )
-    _atomic_write_text(out, page)
+    atomic_write_text(out, page)
     return out

@@ -254,12 +254,9 @@ class Simulation:
         for k in range(self.K):
             f[k] += d[k]
 
-    def _alloc_groups(self, j: int) -> tuple[float, ...]:
-        """Assign node groups: the smallest adequate SSD first (BBSched §5).
-
-        Returns the job's demand vector with the ``nodes_ssd>=t`` entries it really holds (a
-        small-SSD job may spill onto larger-SSD nodes): what its end will give back.
-        """
+    def _group_plan(self, j: int) -> tuple[list[int], int]:
+        """Nodes job ``j`` would take from each group now (smallest adequate SSD first, BBSched
+        §5), and how many it would still lack."""
         need = self.nodes[j]
         s = self.ssd[j]
         taken = [0] * len(self.group_free)
@@ -268,8 +265,19 @@ class Simulation:
                 continue
             t = min(need, self.group_free[gi])
             taken[gi] = t
-            self.group_free[gi] -= t
             need -= t
+        return taken, need
+
+    def _alloc_groups(self, j: int) -> tuple[float, ...]:
+        """Assign node groups: the smallest adequate SSD first (BBSched §5).
+
+        Returns the job's demand vector with the ``nodes_ssd>=t`` entries it really holds (a
+        small-SSD job may spill onto larger-SSD nodes): what its end will give back.
+        """
+        s = self.ssd[j]
+        taken, need = self._group_plan(j)
+        for gi, t in enumerate(taken):
+            self.group_free[gi] -= t
         if need:
             raise SimulationError(
                 f"job {int(self.workload.job_id[j])}: node groups cannot hold it although the "
@@ -343,15 +351,7 @@ class Simulation:
         d = self.dem[j]
         if not self._cut_groups:
             return d
-        need = self.nodes[j]
-        s = self.ssd[j]
-        taken = [0] * len(self.group_free)
-        for gi, size in enumerate(self.group_ssd):
-            if size < s or need == 0:
-                continue
-            t = min(need, self.group_free[gi])
-            taken[gi] = t
-            need -= t
+        taken, need = self._group_plan(j)
         if need:  # it does not fit now: nothing to correct
             return d
         eff = list(d)
