@@ -297,13 +297,9 @@ def _get(
             raise SuiteError(src, path, f"{expected or kind} (missing key)")
         return default
     v = data[key]
-    if (
-        isinstance(v, bool)
-        and kind is not bool
-        and bool not in (kind if isinstance(kind, tuple) else (kind,))
-    ):
-        raise SuiteError(src, path, expected or str(kind), v)
-    if not isinstance(v, kind) or (check is not None and not check(v)):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    bad_bool = isinstance(v, bool) and bool not in kinds  # TOML true is not a number here
+    if bad_bool or not isinstance(v, kind) or (check is not None and not check(v)):
         raise SuiteError(src, path, expected or getattr(kind, "__name__", str(kind)), v)
     return v
 
