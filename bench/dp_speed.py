@@ -37,8 +37,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import os
-import platform
 import statistics
 import sys
 import time
@@ -55,6 +53,7 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
 import numpy as np
 from tabulate import tabulate
 
+from bench._machine import machine_line as _machine_line
 from bench.cerberus_reference import cerberus_dense_dp
 from instances.windows import cerberus_run_window, theta_window
 from simcore.problem import Budget, Decision, Status
@@ -71,20 +70,7 @@ VALUE_RTOL = 1e-9
 
 
 def machine_line() -> str:
-    cpu = platform.processor() or ""
-    if not cpu:
-        try:
-            for line in Path("/proc/cpuinfo").read_text().splitlines():
-                if line.lower().startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-        except OSError:
-            pass
-    return (
-        f"machine: {cpu or platform.machine()} | cpus: {os.cpu_count()} | "
-        f"{platform.system()} {platform.release()} | Python {platform.python_version()} | "
-        f"numpy {np.__version__}"
-    )
+    return _machine_line("numpy")
 
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:

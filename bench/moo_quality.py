@@ -39,9 +39,6 @@ The script reports; it does not gate: the exit status is 0 whatever the numbers.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
-import os
-import platform
 import statistics
 import sys
 import time
@@ -56,6 +53,7 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
 import numpy as np
 from tabulate import tabulate
 
+from bench._machine import machine_line as _machine_line
 from instances.windows import theta_window
 from simcore.problem import Budget, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
@@ -256,27 +254,7 @@ def target_lines(methods: dict[str, Method], windows: Sequence[int]) -> list[str
 
 
 def machine_line() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    versions = []
-    for pkg in ("numpy", "numba", "pymoo"):
-        try:
-            versions.append(f"{pkg} {importlib.metadata.version(pkg)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{pkg} missing")
-    load = ""
-    if hasattr(os, "getloadavg"):
-        load = f", load average {os.getloadavg()[0]:.2f}"
-    return (
-        f"{cpu or 'unknown CPU'}, {os.cpu_count()} CPUs{load}; Python "
-        f"{platform.python_version()}, {', '.join(versions)}"
-    )
+    return _machine_line("numpy", "numba", "pymoo")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

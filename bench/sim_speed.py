@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -32,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._machine import machine_line as _machine_line  # noqa: E402
 from bench.reference_sim import simulate_reference  # noqa: E402
 from instances.lublin import generate_lublin  # noqa: E402
 from instances.swf import read_swf  # noqa: E402
@@ -45,10 +44,7 @@ TARGET_PEAK_MB = 1024
 
 
 def machine_line() -> str:
-    return (
-        f"machine: {platform.processor() or platform.machine()} | cpus: {os.cpu_count()} | "
-        f"{platform.system()} {platform.release()} | Python {platform.python_version()}"
-    )
+    return _machine_line("numpy")
 
 
 def _rate(workload, system, policy_kw, priority, repeat):

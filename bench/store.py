@@ -232,7 +232,7 @@ def provenance(source_dir: str | os.PathLike[str] | None = None) -> dict[str, An
         "python_implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "machine": platform.machine(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "cpu_affinity": cpus_usable,
         "threads": {name: os.environ.get(name) for name in _THREAD_VARS},
@@ -281,7 +281,7 @@ def _package_version(name: str) -> str | None:
         return None
 
 
-def _cpu_model() -> str | None:
+def cpu_model() -> str | None:
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
