@@ -16,7 +16,6 @@ Medians over seeds; every solver warmed up first. Reports, never gates (exit 0).
 from __future__ import annotations
 
 import argparse
-import platform
 import statistics
 import sys
 import time
@@ -24,6 +23,7 @@ import time
 import numpy as np
 from tabulate import tabulate
 
+from bench._machine import machine_line
 from instances.windows import theta_window
 from simcore.problem import Budget, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
@@ -146,10 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=15.0, help="decision budget in seconds")
     args = parser.parse_args(argv)
     budget = Budget(deadline_s=args.budget)
-    print(
-        f"machine: {platform.processor() or platform.machine()} | cpus: {__import__('os').cpu_count()} "
-        f"| Python {platform.python_version()} | numpy {np.__version__}"
-    )
+    print(machine_line("numpy", "ortools", "pulp", "highspy"))
     start = time.perf_counter()
     part_a(3 if args.quick else 10, budget)
     part_b(2 if args.quick else 8, budget, (20, 50) if args.quick else (20, 50, 100))

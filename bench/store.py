@@ -282,6 +282,7 @@ def _package_version(name: str) -> str | None:
 
 
 def cpu_model() -> str | None:
+    """The CPU model name from /proc/cpuinfo, else what ``platform`` knows, else None."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
