@@ -32,6 +32,7 @@ import numpy as np
 from tabulate import tabulate
 
 from bench import simulate_cmd, suite_cmds
+from bench._cli_common import add_budget_args
 from instances.problem_files import load_problem
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
@@ -55,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--solver", required=True, help="registered solver name (see 'schedbench solvers')"
     )
-    _budget_args(s)
+    add_budget_args(s)
     s.add_argument(
         "--set",
         dest="params",
@@ -75,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         help="solver name (repeatable; default: every registered solver)",
     )
-    _budget_args(t)
+    add_budget_args(t)
 
     simulate_cmd.add_parser(sub)
     suite_cmds.add_parsers(sub)
@@ -84,17 +85,6 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("target", help="module:Class of the solver (instantiated with --set parameters)")
     c.add_argument("--set", dest="params", action="append", default=[], metavar="KEY=VALUE")
     return p
-
-
-def _budget_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--budget",
-        type=float,
-        default=15.0,
-        metavar="S",
-        help="decision deadline in seconds (default 15, at most 30)",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers (default 0)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

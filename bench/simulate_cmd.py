@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from bench._cli_common import add_budget_args
 from instances.systems import PRESETS, resolve_system
 from instances.workloads import load_workload
 from simcore.engine import LIFECYCLES, SimOptions, Simulation
@@ -106,14 +107,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--backfill", default="easy", choices=BACKFILLS, help="default easy")
     p.add_argument("--lifecycle", default="classic", choices=LIFECYCLES, help="default classic")
-    p.add_argument(
-        "--budget",
-        type=float,
-        default=15.0,
-        metavar="S",
-        help="decision deadline in seconds (default 15, at most 30)",
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers")
+    add_budget_args(p)
     p.add_argument(
         "--on-invalid",
         default="raise",

@@ -304,6 +304,28 @@ def _get(
     return v
 
 
+def _choice(
+    src: str, data: dict, where: str, key: str, default: str, options: tuple[str, ...]
+) -> str:
+    expected = ", ".join(options[:-1]) + f" or {options[-1]}"
+    return _get(
+        src, data, key, where, str, default, check=lambda v: v in options, expected=expected
+    )
+
+
+def _at_least(
+    src: str,
+    data: dict,
+    where: str,
+    key: str,
+    default: Any,
+    kind: type | tuple,
+    lo: float,
+    expected: str,
+) -> Any:
+    return _get(src, data, key, where, kind, default, check=lambda v: v >= lo, expected=expected)
+
+
 def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | None = None) -> Suite:
     src = source
     base = base_dir or Path.cwd()
@@ -418,83 +440,23 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         first = workload.split("+")[0]
         if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
             workload = str((base / first).resolve()) + workload[len(first) :]
+
         scen = Scenario(
             name=_get(src, sc, "name", where, str, check=bool, expected="a non-empty string"),
             workload=workload,
             system=system,
-            priority=_get(
-                src,
-                sc,
-                "priority",
-                where,
-                str,
-                "fcfs",
-                check=lambda v: v in ("fcfs", "wfp"),
-                expected="fcfs or wfp",
-            ),
-            backfill=_get(
-                src,
-                sc,
-                "backfill",
-                where,
-                str,
-                "easy",
-                check=lambda v: v in ("easy", "conservative", "none"),
-                expected="easy, conservative or none",
-            ),
-            lifecycle=_get(
-                src,
-                sc,
-                "lifecycle",
-                where,
-                str,
-                "classic",
-                check=lambda v: v in ("classic", "three-phase"),
-                expected="classic or three-phase",
-            ),
-            window=_get(
-                src,
-                sc,
-                "window",
-                where,
-                int,
-                20,
-                check=lambda v: v >= 1,
-                expected="an integer >= 1",
-            ),
-            starvation_bound=_get(
-                src,
-                sc,
-                "starvation_bound",
-                where,
-                int,
-                50,
-                check=lambda v: v >= 1,
-                expected="an integer >= 1",
+            priority=_choice(src, sc, where, "priority", "fcfs", ("fcfs", "wfp")),
+            backfill=_choice(src, sc, where, "backfill", "easy", ("easy", "conservative", "none")),
+            lifecycle=_choice(src, sc, where, "lifecycle", "classic", ("classic", "three-phase")),
+            window=_at_least(src, sc, where, "window", 20, int, 1, "an integer >= 1"),
+            starvation_bound=_at_least(
+                src, sc, where, "starvation_bound", 50, int, 1, "an integer >= 1"
             ),
             warmup_s=float(
-                _get(
-                    src,
-                    sc,
-                    "warmup_s",
-                    where,
-                    (int, float),
-                    0.0,
-                    check=lambda v: v >= 0,
-                    expected="seconds >= 0",
-                )
+                _at_least(src, sc, where, "warmup_s", 0.0, (int, float), 0, "seconds >= 0")
             ),
             cooldown_s=float(
-                _get(
-                    src,
-                    sc,
-                    "cooldown_s",
-                    where,
-                    (int, float),
-                    0.0,
-                    check=lambda v: v >= 0,
-                    expected="seconds >= 0",
-                )
+                _at_least(src, sc, where, "cooldown_s", 0.0, (int, float), 0, "seconds >= 0")
             ),
         )
         pols = _get(
