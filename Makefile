@@ -1,18 +1,24 @@
 # Two commands on a fresh machine with Python >= 3.11 and make:
 #   make run    install into .venv, then run the main job on the embedded defaults
-#   make test   install into .venv, then run the test suite
+#   make test   install into .venv, then lint, type-check and run the test suite
+# Every install goes through requirements.lock (exact versions of every dependency, build tools
+# included); `make lock` refreshes it. pyproject.toml keeps compatible ranges for people who
+# install schedbench into an environment of their own.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LOCK   := requirements.lock
 
-.PHONY: run table simulate suites test test-slow bench bench-sim bench-pytest lint clean
+.PHONY: run table simulate suites test test-fast test-slow test-deep bench bench-sim bench-pytest lint typecheck lock clean
 
-$(STAMP): pyproject.toml
+# PIP_CONSTRAINT (not -c) so that the pins also hold inside pip's isolated build environment
+# (setuptools, wheel), not only for the packages installed into the venv.
+$(STAMP): pyproject.toml $(LOCK)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedbench needs Python >= 3.11, found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
+	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	@touch $(STAMP)
 
 # The main job: the `quick` suite — every backend on small decision problems against exact
@@ -30,11 +36,19 @@ simulate: $(STAMP)
 	$(BIN)/schedbench simulate --workload '$(SIM_WORKLOAD)' --system theta --priority wfp \
 		--solver $(SIM_SOLVER) --out results/simulate/demo-$(SIM_SOLVER)
 
-test: $(STAMP)
+# `make test` is what CI runs (.ci/run): lint and format check, type check, then the default
+# test pass (hypothesis derandomised: the same examples every run).
+test: lint typecheck test-fast
+
+test-fast: $(STAMP)
 	$(BIN)/python -m pytest
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
+
+# Many more, randomised hypothesis examples (tests/conftest.py profile "deep"); run before a stop.
+test-deep: $(STAMP)
+	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -m 'not slow'
 
 bench: $(STAMP)
 	$(BIN)/python bench/dp_speed.py
@@ -56,5 +70,21 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# Re-resolve every dependency from pyproject.toml's ranges in a throw-away venv and write the
+# exact versions to requirements.lock (commit it; the next `make` reinstalls from it).
+lock:
+	rm -rf .lockenv
+	$(PYTHON) -m venv .lockenv
+	.lockenv/bin/python -m pip install --quiet --upgrade pip setuptools wheel
+	.lockenv/bin/python -m pip install --quiet '.[test,bench]'
+	{ echo '# Exact versions of every dependency, written by `make lock` from pyproject.toml'"'"'s ranges.'; \
+	  echo '# Used as PIP_CONSTRAINT by the Makefile (venv installs and build isolation).'; \
+	  echo "# Python $$(.lockenv/bin/python -c 'import platform; print(platform.python_version(), platform.machine())')"; \
+	  .lockenv/bin/python -m pip freeze --all --exclude schedbench; } > $(LOCK)
+	rm -rf .lockenv build
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .lockenv build *.egg-info

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import typing
 from collections.abc import Mapping
 from functools import cache
@@ -47,13 +48,20 @@ def solver_class(name: str) -> type:
     return eps[name].load()
 
 
-def load_object(spec: str) -> Any:
-    """Import ``module:Attribute`` (for ``schedbench check-solver`` and suites)."""
+def load_object(spec: str) -> type:
+    """Import the solver class named by ``module:Class`` (``schedbench check-solver``,
+    ``simulate --solver``, suites).
+
+    A trust boundary (issue 11): a suite file or command line may name any importable module,
+    so what it names must be a *solver class* before anything is called with the user's
+    parameters — a class defining ``solve`` in Python and carrying a ``name``. Functions and
+    other callables (``os:system``, ``subprocess:run``, ``builtins:eval``) and classes without
+    the protocol (``subprocess:Popen``) are refused here, so no code runs beyond importing the
+    named module (which the user named on purpose).
+    """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise SolverParameterError(
-            f"{spec!r}: expected module:Attribute, e.g. my_pkg.solver:MySolver"
-        )
+        raise SolverParameterError(f"{spec!r}: expected module:Class, e.g. my_pkg.solver:MySolver")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
@@ -66,7 +74,25 @@ def load_object(spec: str) -> Any:
             obj = getattr(obj, part)
     except AttributeError:
         raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from None
+    problem = _not_a_solver_class(obj)
+    if problem:
+        raise SolverParameterError(
+            f"{spec!r}: {problem}; expected a solver class with a `name` and a "
+            "`solve(problem, budget)` method (nothing was called)"
+        )
     return obj
+
+
+def _not_a_solver_class(obj: object) -> str:
+    """Why ``obj`` is not a solver class ("" when it is one)."""
+    if not inspect.isclass(obj):
+        return f"is a {type(obj).__name__}, not a class"
+    if not inspect.isfunction(inspect.getattr_static(obj, "solve", None)):
+        return f"class {obj.__qualname__} has no solve() method written in Python"
+    fields = {f.name for f in dataclasses.fields(obj)} if dataclasses.is_dataclass(obj) else set()
+    if not isinstance(getattr(obj, "name", None), str) and "name" not in fields:
+        return f"class {obj.__qualname__} has no `name`"
+    return ""
 
 
 def parameter_types(cls: type) -> dict[str, type]:

@@ -197,7 +197,7 @@ def test_parse_assignments_errors(item):
 def test_load_object():
     assert load_object("solvers.dp:DPSolver") is solver_class("dp")
     for spec, words in [
-        ("solvers.dp", ["module:Attribute"]),
+        ("solvers.dp", ["module:Class"]),
         ("no_such_module_xyz:X", ["cannot import", "no_such_module_xyz"]),
         ("solvers.dp:Nope", ["has no", "'Nope'"]),
     ]:
