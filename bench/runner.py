@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.quality import ReferenceCache, decision_from_dict, decision_quality
-from bench.store import ResultStore, StoreError
+from bench.store import ConcurrentRunError, ResultStore, StoreError
 from bench.suite import (
     DecisionCell,
     Instance,
@@ -476,6 +476,16 @@ def run_suite(
         dcells = []
     store = ResultStore(store_path)
     store.mark_stale_runs()
+    live = store.live_runs(suite.name)
+    if live:
+        # Refuse before any work: two runs of one suite into one store would compute the same
+        # cells twice and the second would fail on the first's rows (issue 11).
+        store.close()
+        run_id, pid, started = live[0]
+        raise RunError(
+            f"{store_path}: suite {suite.name!r} is being run into this store by process {pid} "
+            f"(run {run_id}, started {started}); wait for it to finish, or use another --store"
+        )
     done = store.finished(suite.name)
     all_ids = [c.cell_id for c in dcells] + [c.cell_id for c in scells]
     stored = [c for c in all_ids if c in done]
@@ -528,7 +538,11 @@ def run_suite(
         "resume": resume,
         "isolate": isolate,
     }
-    run_id = store.begin_run(suite.name, config)
+    try:
+        run_id = store.begin_run(suite.name, config, exclusive=True)
+    except ConcurrentRunError as exc:
+        store.close()
+        raise RunError(str(exc)) from exc
     errors = 0
     overheads: list[float] = []
 

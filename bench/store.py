@@ -197,6 +197,10 @@ class StoreError(SchedbenchError, ValueError):
     """The store file, a row, or a request to the store is not what was expected."""
 
 
+class ConcurrentRunError(StoreError):
+    """Another live process is running the same suite into the same store."""
+
+
 class DuplicateCellError(StoreError):
     """``add`` of a (suite, cell_id) that is already stored, without ``replace=True``."""
 
@@ -478,12 +482,20 @@ class ResultStore:
     # -- runs ---------------------------------------------------------------------------------
 
     def begin_run(
-        self, suite: str, config: Mapping[str, Any], provenance: Mapping[str, Any] | None = None
+        self,
+        suite: str,
+        config: Mapping[str, Any],
+        provenance: Mapping[str, Any] | None = None,
+        *,
+        exclusive: bool = False,
     ) -> int:
         """Record a new run of ``suite`` (status 'running') and return its run_id.
 
         ``config`` is the expanded suite configuration; ``provenance`` defaults to
         ``provenance()``. Both must be JSON compatible (NaN and infinities become null).
+        ``exclusive``: raise ConcurrentRunError when a live process is already running this
+        suite into this store (checked inside the same write transaction as the insert, so two
+        runs started at once cannot both pass).
         """
         _check_text("suite", suite)
         if not isinstance(config, Mapping):
@@ -495,6 +507,15 @@ class ResultStore:
             provenance = _collect_provenance()
         prov_json = _dumps(provenance, "provenance")
         with self._transaction():
+            if exclusive:
+                live = self._live_runs(suite)
+                if live:
+                    run_id, pid, started = live[0]
+                    raise ConcurrentRunError(
+                        f"{self.path}: suite {suite!r} is being run into this store by process "
+                        f"{pid} (run {run_id}, started {started}); wait for it to finish, or "
+                        "use another --store"
+                    )
             cursor = self._conn.execute(
                 "INSERT INTO runs (suite, started_at, status, config_json, provenance_json, "
                 "host, pid) VALUES (?, ?, 'running', ?, ?, ?, ?)",
@@ -516,6 +537,27 @@ class ResultStore:
             if cursor.rowcount != 1:
                 raise StoreError(f"run_id: no run {run_id!r} in {self.path}")
         self._own_runs.discard(run_id)
+
+    def _live_runs(self, suite: str) -> list[tuple[int, int, str]]:
+        """(run_id, pid, started_at) of runs of ``suite`` marked 'running' whose writer is a
+        live process on this host, other than runs begun by this store object."""
+        host = socket.gethostname()
+        rows = self._conn.execute(
+            "SELECT run_id, host, pid, started_at FROM runs WHERE status = 'running' AND suite = ?",
+            (suite,),
+        ).fetchall()
+        return [
+            (int(run_id), int(pid), str(started))
+            for run_id, run_host, pid, started in rows
+            if run_id not in self._own_runs
+            and run_host == host
+            and pid is not None
+            and _pid_alive(int(pid))
+        ]
+
+    def live_runs(self, suite: str) -> list[tuple[int, int, str]]:
+        """Runs of ``suite`` that a live process on this host is writing right now."""
+        return self._live_runs(suite)
 
     def mark_stale_runs(self) -> list[int]:
         """Mark 'interrupted' every 'running' run whose writing process is gone; return their ids.

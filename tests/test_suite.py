@@ -247,3 +247,80 @@ def test_run_command_prints_leaderboard_and_writes_html(tmp_path, capsys):
     assert main(["report", str(store), "--markdown"]) == 0
     assert "| solver" in capsys.readouterr().out
     assert main(["compare", str(store), str(store), "--fail", "igd_plus:5%"]) == 0
+
+
+# ---------------------------------------------------------------------- concurrency and resume
+REPS = """
+[suite]
+name = "reps"
+budget_s = 5
+repetitions = {reps}
+
+[[instances]]
+family = "theta"
+source = "theta-window"
+w = 6
+seeds = 2
+
+[[solvers]]
+name = "naive"
+
+[[solvers]]
+name = "dp"
+"""
+
+
+def test_resume_with_repetitions_runs_only_missing_repetitions(tmp_path):
+    """A resume filter that re-ran stored repetitions (or skipped new ones) fails here."""
+    store = tmp_path / "r.sqlite"
+    one = load_suite(write(tmp_path, REPS.format(reps=1), "one.toml"))
+    assert run_suite(one, store_path=store, show_progress=False).cells_run == 4
+    three = load_suite(write(tmp_path, REPS.format(reps=3), "three.toml"))
+    summary = run_suite(three, store_path=store, resume=True, show_progress=False)
+    assert summary.cells_run == 8  # repetitions 1 and 2 only
+    with ResultStore(store, readonly=True) as st:
+        rows = st.rows("reps")
+        runs = [r["run_id"] for r in st.runs("reps")]
+    assert len(rows) == 12 and len({r["cell_id"] for r in rows}) == 12
+    by_rep: dict[int, set[int]] = {}
+    for r in rows:
+        by_rep.setdefault(r["repetition"], set()).add(r["run_id"])
+    assert by_rep == {0: {runs[0]}, 1: {runs[1]}, 2: {runs[1]}}
+    assert run_suite(three, store_path=store, resume=True, show_progress=False).cells_run == 0
+
+
+def test_a_second_live_run_of_one_suite_is_refused_before_any_work(tmp_path):
+    """Another live process 'running' the suite into the store: refused with a clear message,
+    nothing computed; once that process is gone, its run is marked interrupted and work goes on."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "r.sqlite"
+    suite = load_suite(write(tmp_path, REPS.format(reps=1)))
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with ResultStore(store) as st:
+            run_id = st.begin_run("reps", {})
+            st._own_runs.discard(run_id)  # as if begun by the other process
+            st._conn.execute("UPDATE runs SET pid = ? WHERE run_id = ?", (holder.pid, run_id))
+        with pytest.raises(RunError, match=f"process {holder.pid}"):
+            run_suite(suite, store_path=store, show_progress=False)
+        with ResultStore(store, readonly=True) as st:
+            assert st.rows("reps") == []
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run_suite(suite, store_path=store, show_progress=False).cells_run == 4
+    with ResultStore(store, readonly=True) as st:
+        assert [r["status"] for r in st.runs("reps")] == ["interrupted", "finished"]
+
+
+def test_begin_run_exclusive_checks_inside_the_write_transaction(tmp_path):
+    from bench.store import ConcurrentRunError
+
+    store = tmp_path / "r.sqlite"
+    with ResultStore(store) as a, ResultStore(store) as b:
+        a.begin_run("s", {}, exclusive=True)
+        with pytest.raises(ConcurrentRunError, match="being run"):
+            b.begin_run("s", {}, exclusive=True)
+        b.begin_run("other", {}, exclusive=True)  # another suite is fine
