@@ -119,7 +119,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
     warm_up(solver)
     decision = timed_solve(solver, problem, budget)
-    print(json.dumps(decision.to_dict(), indent=args.indent))
+    print(json.dumps(decision.to_dict(), indent=args.indent, allow_nan=False))
     return 1 if decision.status == Status.ERROR else 0
 
 

@@ -381,8 +381,28 @@ def _plain(array: np.ndarray) -> Any:
     return [_plain(x) for x in array]
 
 
-def _num(x: float) -> int | float:
-    return int(x) if math.isfinite(x) and x == int(x) and abs(x) < 2**53 else x
+def _num(x: float) -> int | float | None:
+    """A number as JSON shows it best: integral floats as ints; NaN and infinities, which JSON
+    cannot carry, as null."""
+    if not math.isfinite(x):
+        return None
+    return int(x) if x == int(x) and abs(x) < 2**53 else x
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with every float made JSON-safe (``_num``), through lists and dicts; numpy
+    scalars become Python numbers and anything else unknown its ``str``."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return _num(float(value))
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return str(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -440,7 +460,12 @@ class TracePoint:
 
 
 def _selection(value: Iterable[int], where: str) -> tuple[int, ...]:
-    items = [int(i) for i in value]
+    # Strict: a solver's 0.9, True or '3' is a bug to report, not an index to guess (issue 11).
+    items = []
+    for i in value:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise InvalidDecisionError(f"{where}: expected integer job indices, got {i!r}")
+        items.append(int(i))
     if len(set(items)) != len(items) or any(i < 0 for i in items):
         raise InvalidDecisionError(
             f"{where}: expected distinct non-negative job indices, got {items}"
@@ -500,9 +525,9 @@ class Decision:
             "latency_s": None if math.isnan(self.latency_s) else self.latency_s,
             "solver": self.solver,
             "notes": list(self.notes),
-            "stats": {k: (_num(v) if isinstance(v, float) else v) for k, v in self.stats.items()},
+            "stats": {str(k): _json_safe(v) for k, v in self.stats.items()},
             "trace": [
-                {"time_s": t.time_s, "objectives": [_num(x) for x in t.objectives]}
+                {"time_s": _num(t.time_s), "objectives": [_num(x) for x in t.objectives]}
                 for t in self.trace
             ],
         }

@@ -23,6 +23,7 @@ import time
 from typing import Protocol, runtime_checkable
 
 from simcore.problem import Budget, Decision, SelectionProblem
+from simcore.vet import vet
 
 
 @runtime_checkable
@@ -53,4 +54,5 @@ def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> De
         raise TypeError(
             f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a Decision"
         )
-    return dataclasses.replace(decision, latency_s=latency, solver=decision.solver or solver.id)
+    decision = dataclasses.replace(decision, latency_s=latency, solver=decision.solver or solver.id)
+    return vet(problem, decision)  # nothing downstream takes a solver's word (simcore/vet.py)
