@@ -9,10 +9,25 @@ from pathlib import Path
 from simcore.errors import ProblemError
 from simcore.problem import SelectionProblem
 
+#: A PROBLEM.json larger than this is refused before it is read (a window of 10^6 jobs with
+#: three resources is ~60 MiB).
+MAX_PROBLEM_BYTES = 256 * 2**20
+
 
 def load_problem(path: str | Path) -> SelectionProblem:
     """Read a PROBLEM.json file."""
     path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    if size > MAX_PROBLEM_BYTES:
+        raise ProblemError(
+            "(file)",
+            f"a PROBLEM.json of at most {MAX_PROBLEM_BYTES // 2**20} MiB",
+            f"{size / 2**20:.0f} MiB",
+            source=str(path),
+        )
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -28,6 +43,14 @@ def load_problem(path: str | Path) -> SelectionProblem:
     except json.JSONDecodeError as exc:
         raise ProblemError(
             f"line {exc.lineno} column {exc.colno}", f"valid JSON ({exc.msg})", source=str(path)
+        ) from None
+    except RecursionError:
+        raise ProblemError(
+            "(file)", "JSON nested at most a few levels deep", "deeper nesting", source=str(path)
+        ) from None
+    except ValueError as exc:  # e.g. an integer literal with thousands of digits
+        raise ProblemError(
+            "(file)", "numbers of sensible size", str(exc), source=str(path)
         ) from None
     return SelectionProblem.from_dict(data, source=str(path))
 

@@ -59,16 +59,27 @@ def _as_matrix(value: Any, where: str, expected: str) -> np.ndarray:
         _reject_non_numbers(value, where)
     try:
         array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        # Ragged rows or non-numbers: find the first offending row for the message.
+    except (TypeError, ValueError, OverflowError):
+        # Ragged rows, non-numbers or integers beyond float64: find the first offending row.
         if isinstance(value, Sequence):
             for i, row in enumerate(value):
                 try:
                     np.array(row, dtype=np.float64)
-                except (TypeError, ValueError):
-                    raise ProblemError(f"{where}[{i}]", "numbers only", row) from None
+                except (TypeError, ValueError, OverflowError):
+                    raise ProblemError(
+                        f"{where}[{i}]", "numbers only (finite, within float64)", row
+                    ) from None
         raise ProblemError(where, expected, value) from None
     return array
+
+
+def _names_of(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """An optional list of names from PROBLEM.json: a list of strings, nothing else (a bare
+    string would otherwise become one name per character)."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ProblemError(key, "a list of names (strings)", value)
+    return tuple(value)
 
 
 def _reject_non_numbers(value: Any, where: str) -> None:
@@ -361,8 +372,8 @@ class SelectionProblem:
                 demands=data["demands"],
                 objectives=data.get("objectives"),
                 must_include=data.get("must_include", ()),
-                resources=tuple(data.get("resources", ())),
-                objective_names=tuple(data.get("objective_names", ())),
+                resources=_names_of(data, "resources"),
+                objective_names=_names_of(data, "objective_names"),
                 objective_scales=data.get("objective_scales"),
             )
         except ProblemError as exc:
