@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from simcore.problem import Budget, Decision, SelectionProblem
@@ -45,11 +46,29 @@ def warm_up(solver: object) -> None:
         hook()
 
 
+#: Called with the budget's deadline (seconds) when a solver call starts and with None when it
+#: ends; set by a supervising process (``bench/supervisor.py``) to enforce a hard deadline.
+_call_watch: Callable[[float | None], None] | None = None
+
+
+def set_call_watch(watch: Callable[[float | None], None] | None) -> None:
+    """Install (or remove, with None) the process-wide solver-call watch (see ``_call_watch``)."""
+    global _call_watch
+    _call_watch = watch
+
+
 def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> Decision:
     """Call ``solver.solve`` and record the wall latency around it (DESIGN.md "Budget and time")."""
+    watch = _call_watch
+    if watch is not None:
+        watch(budget.deadline_s)
     start = time.perf_counter()
-    decision = solver.solve(problem, budget)
-    latency = time.perf_counter() - start
+    try:
+        decision = solver.solve(problem, budget)
+    finally:
+        latency = time.perf_counter() - start
+        if watch is not None:
+            watch(None)
     if not isinstance(decision, Decision):
         raise TypeError(
             f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a Decision"

@@ -1,0 +1,264 @@
+"""A supervised pool of worker processes: every solver call gets a hard deadline.
+
+Why not ``concurrent.futures.ProcessPoolExecutor``: a hanging solver hangs it forever, a solver
+calling ``sys.exit(3)`` or raising ``KeyboardInterrupt`` ends the whole run (the exception is
+re-raised in the parent), one crashing worker breaks every cell in flight, and killing the parent
+leaves the workers running. Solvers are untrusted code (issue 11), so this pool
+
+* runs one item at a time per worker (spawned, clean interpreters) and always knows which item a
+  worker holds, so a crash or a kill is charged to that item alone;
+* watches the solver call in progress: the worker publishes, in shared memory, the monotonic
+  time by which its current call must end (``simcore.solver`` call watch: deadline of the
+  budget); the parent kills the worker ``grace_s`` after that and records the item as
+  ``timeout``; before a worker's first solver call on an item (imports, warm-up, building the
+  problem) ``startup_s`` applies instead;
+* catches everything a worker's function raises, ``SystemExit`` and ``KeyboardInterrupt``
+  included, and reports it as that item's failure; workers ignore SIGINT (Ctrl-C reaches the
+  parent, which stops the run and kills them);
+* replaces a dead or killed worker and goes on with the remaining items;
+* ties the workers' lives to the parent: ``PR_SET_PDEATHSIG`` (Linux) kills a worker when the
+  parent dies, even by ``kill -9``, and a worker whose pipe closes exits.
+
+CLOCK_MONOTONIC is system-wide on Linux, so deadlines written by a worker are comparable in the
+parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing as mp
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+#: How often the parent looks at the deadlines when no worker has anything to say.
+POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why an item produced no result: ``kind`` is ``timeout``, ``raised``, ``died`` or
+    ``startup``; ``reason`` is a sentence for the results store and the terminal."""
+
+    kind: str
+    reason: str
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+
+
+def _worker_main(conn: Connection, watch: Any, fn: Callable[[Any], Any]) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from simcore import solver as core_solver
+
+    def on_call(deadline_s: float | None) -> None:
+        # watch[0]: monotonic time by which the current call must end (0: no call running);
+        # watch[1]: calls started on the current item.
+        if deadline_s is None:
+            watch[0] = 0.0
+        else:
+            watch[0] = time.monotonic() + deadline_s
+            watch[1] += 1
+
+    core_solver.set_call_watch(on_call)
+    while True:
+        try:
+            item = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if item is None:
+            return
+        watch[0] = 0.0
+        watch[1] = 0.0
+        try:
+            result = fn(item)
+            message: tuple[str, Any] = ("ok", result)
+        except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the item failed
+            message = ("raised", f"{type(exc).__name__}: {exc}")
+        watch[0] = 0.0
+        try:
+            conn.send(message)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Worker:
+    def __init__(self, ctx: Any, fn: Callable[[Any], Any]):
+        self.watch = ctx.RawArray("d", 2)
+        self.conn, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.watch, fn), daemon=True)
+        self.proc.start()
+        child.close()
+        self.item: Any = None
+        self.sent_at = 0.0
+
+    def give(self, item: Any) -> None:
+        self.item = item
+        self.sent_at = time.monotonic()
+        self.watch[0] = 0.0
+        self.watch[1] = 0.0
+        self.conn.send(item)
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self.proc.kill()
+        self.proc.join(5)
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.send(None)
+        self.proc.join(2)
+        if self.proc.is_alive():
+            self.kill()
+        with contextlib.suppress(Exception):
+            self.conn.close()
+
+
+def _exit_reason(code: int | None) -> str:
+    if code is None:
+        return "the worker process vanished"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the worker process was killed by {name}"
+    return f"the worker process exited with code {code}"
+
+
+class SupervisedPool:
+    """Run ``fn(item)`` for every item on ``workers`` supervised processes (module docstring).
+
+    ``run`` calls ``on_result(item, result)`` or ``on_failure(item, Failure)`` for every item, in
+    completion order, from the calling process. ``grace_s`` is added to each solver call's own
+    deadline; ``startup_s`` (seconds, or a function of the item; None: no limit) bounds the time
+    from handing out an item to its first solver call — set it for items that must call a solver
+    (a decision cell), not for items that may legitimately compute for long without one (a
+    simulation under a solver-free policy).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[Any], Any],
+        workers: int,
+        *,
+        grace_s: float = 5.0,
+        startup_s: Callable[[Any], float | None] | float | None = 120.0,
+    ):
+        self.fn = fn
+        self.workers = max(1, int(workers))
+        self.grace_s = grace_s
+        self._startup = startup_s if callable(startup_s) else (lambda _item: startup_s)
+        self._ctx = mp.get_context("spawn")
+        self._live: list[_Worker] = []
+
+    def run(
+        self,
+        items: Iterable[Any],
+        on_result: Callable[[Any, Any], None],
+        on_failure: Callable[[Any, Failure], None],
+    ) -> None:
+        pending = deque(items)
+        idle: list[_Worker] = []
+        busy: dict[Connection, _Worker] = {}
+        try:
+            while pending or busy:
+                while pending and (idle or len(self._live) < self.workers):
+                    worker = idle.pop() if idle else self._spawn()
+                    worker.give(pending.popleft())
+                    busy[worker.conn] = worker
+                ready = wait([*busy], timeout=POLL_S)
+                for conn in ready:
+                    worker = busy[conn]
+                    item = worker.item
+                    try:
+                        kind, payload = conn.recv()
+                    except (EOFError, OSError):
+                        del busy[conn]
+                        worker.proc.join(5)
+                        reason = _exit_reason(worker.proc.exitcode)
+                        self._retire(worker)
+                        on_failure(item, Failure("died", reason))
+                        continue
+                    del busy[conn]
+                    worker.item = None
+                    idle.append(worker)
+                    if kind == "ok":
+                        on_result(item, payload)
+                    else:
+                        on_failure(item, Failure("raised", f"the solver raised {payload}"))
+                now = time.monotonic()
+                for conn, worker in list(busy.items()):
+                    failure = self._overdue(worker, now)
+                    if failure is not None:
+                        del busy[conn]
+                        item = worker.item
+                        self._retire(worker)
+                        on_failure(item, failure)
+        finally:
+            for worker in list(self._live):
+                if worker in idle:
+                    worker.stop()
+                else:
+                    worker.kill()
+            self._live.clear()
+
+    def _spawn(self) -> _Worker:
+        worker = _Worker(self._ctx, self.fn)
+        self._live.append(worker)
+        return worker
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.kill()
+        if worker in self._live:
+            self._live.remove(worker)
+
+    def _overdue(self, worker: _Worker, now: float) -> Failure | None:
+        call_deadline, calls = worker.watch[0], worker.watch[1]
+        if call_deadline > 0 and now > call_deadline + self.grace_s:
+            return Failure(
+                "timeout",
+                f"a solver call ran past its deadline + {self.grace_s:g} s grace; "
+                "the worker was killed",
+            )
+        startup = self._startup(worker.item)
+        if startup is not None and calls == 0 and now - worker.sent_at > startup:
+            return Failure(
+                "startup",
+                f"no solver call started within {startup:g} s (import, warm-up or a hang "
+                "outside the solver); the worker was killed",
+            )
+        return None
+
+    def __enter__(self) -> SupervisedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for worker in self._live:
+            worker.kill()
+        self._live.clear()
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process with ``pid`` exists (for tests and stale-run checks)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,49 @@
+"""Item functions for tests/test_supervisor.py (importable by spawned workers)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+from simcore.problem import Budget, Decision, SelectionProblem, Status
+from simcore.solver import timed_solve
+
+
+class _Hanger:
+    name = "hanger"
+    id = "hanger"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        while True:  # ignores its deadline entirely
+            time.sleep(0.05)
+
+
+def run(item):
+    """``item`` = (what, value): one behaviour per test."""
+    what, value = item
+    if what == "ok":
+        return value * 2
+    if what == "pid":
+        return os.getpid()
+    if what == "hang-in-solver":
+        problem = SelectionProblem(capacities=[1], demands=[[1]])
+        return timed_solve(_Hanger(), problem, Budget(deadline_s=value)).status
+    if what == "hang-before-solver":
+        time.sleep(3600)
+    if what == "exit":
+        sys.exit(value)
+    if what == "interrupt":
+        raise KeyboardInterrupt
+    if what == "segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if what == "raise":
+        raise ValueError(value)
+    if what == "sleep":
+        time.sleep(value)
+        return Decision(Status.FEASIBLE).status.value
+    raise AssertionError(what)
