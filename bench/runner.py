@@ -32,8 +32,6 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -53,6 +51,8 @@ from bench.suite import (
     reference_solver,
     simulation_cells,
 )
+from bench.supervisor import Failure, SupervisedPool
+from bench.supervisor import exit_reason as _exit_reason
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
@@ -142,9 +142,10 @@ def solve_isolated(
             )
         return decision_from_dict(payload)
     except EOFError:  # the child died (segfault, os._exit)
+        proc.join(5)  # exitcode is None until the child has been reaped
         return Decision(
             Status.ERROR,
-            notes=(f"isolated solver died (exit code {proc.exitcode})",),
+            notes=(f"isolated solver died ({_exit_reason(proc.exitcode)})",),
             solver=spec.id,
         )
     finally:
@@ -171,6 +172,8 @@ def execute_decision(payload: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # a plug-in that raises: recorded, the run goes on
         error = f"{type(exc).__name__}: {exc}"
         decision = Decision(Status.ERROR, notes=(error,), solver=cell.solver.id)
+    if error is None and decision.status in (Status.ERROR, Status.TIMEOUT) and decision.notes:
+        error = "; ".join(decision.notes)  # the reason, where reports and the terminal show it
     try:
         metrics = decision_quality(decision, reference, budget_s=cell.budget_s, problem=problem)
     except Exception as exc:  # an answer the metrics cannot read (e.g. malformed selection)
@@ -295,45 +298,33 @@ def _execute(payload: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- executors
 class LocalExecutor:
-    """A spawn-based process pool. When a worker dies (a segfaulting solver, ``os._exit``), the
-    pool breaks and every cell in flight fails with it; those cells are re-run one at a time in
-    a fresh single-worker pool, so only the cell that really crashes is recorded as an error."""
+    """Cells on a supervised pool of spawned worker processes (``bench/supervisor.py``): every
+    solver call has a hard deadline (budget + ``GRACE_S``), a worker that hangs, exits, crashes or
+    is interrupted is killed and replaced, and its cell is stored with the reason; the run goes
+    on. Workers die with the runner."""
 
     name = "local"
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, grace_s: float | None = None):
         self.workers = max(1, workers)
+        self.grace_s = GRACE_S if grace_s is None else grace_s
 
     def run(
         self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]
     ) -> None:
-        suspects = self._round(payloads, self.workers, on_result)
-        for p in suspects:
-            if self._round([p], 1, on_result):
-                on_result(_crash_row(p))
-
-    @staticmethod
-    def _round(
-        payloads: list[dict[str, Any]], workers: int, on_result: Callable[[dict[str, Any]], None]
-    ) -> list[dict[str, Any]]:
-        """Run ``payloads``; return those lost to a broken pool."""
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
-        futures = {pool.submit(_execute, p): p for p in payloads}
-        lost: list[dict[str, Any]] = []
-        try:
-            not_done = set(futures)
-            while not_done:
-                done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
-                for f in done:
-                    try:
-                        row = f.result()
-                    except BrokenProcessPool:
-                        lost.append(futures[f])
-                        continue
-                    on_result(row)
-        finally:
-            pool.shutdown(wait=not lost, cancel_futures=True)
-        return lost
+        pool = SupervisedPool(
+            _execute,
+            self.workers,
+            grace_s=self.grace_s,
+            # A decision cell must reach its solver call within the start-up allowance (imports,
+            # warm-up such as numba compilation); a simulation may compute for long between calls.
+            startup_s=lambda p: ISOLATION_STARTUP_S if p["kind"] == "decision" else None,
+        )
+        pool.run(
+            payloads,
+            lambda _p, row: on_result(row),
+            lambda p, failure: on_result(_failed_row(p, failure)),
+        )
 
 
 class DaskExecutor:
@@ -375,7 +366,10 @@ class DaskExecutor:
                 cluster.close()
 
 
-def _crash_row(p: dict[str, Any]) -> dict[str, Any]:
+def _failed_row(p: dict[str, Any], failure: Failure) -> dict[str, Any]:
+    """The stored row of a cell whose worker was lost (killed at its deadline, exited, crashed,
+    raised SystemExit/KeyboardInterrupt): status ``timeout`` or ``error``, the reason in
+    ``error``."""
     cell = p["cell"]
     is_dec = p["kind"] == "decision"
     solver = (
@@ -395,16 +389,21 @@ def _crash_row(p: dict[str, Any]) -> dict[str, Any]:
         "repetition": cell.repetition,
         "seed": cell.seed,
         "budget_s": cell.budget_s,
-        "status": "error",
+        "status": "timeout" if failure.kind == "timeout" else "error",
         "latency_s": None,
         "isolated": bool(p.get("isolate")),
         "started_at": None,
         "finished_at": _now(),
         "metrics": {},
         "decision": None,
-        "error": "the worker process crashed on this cell (re-run alone, it crashed again); "
-        "consider isolate = true",
+        "error": f"{failure.kind}: {failure.reason}",
     }
+
+
+def _crash_row(p: dict[str, Any]) -> dict[str, Any]:
+    return _failed_row(
+        p, Failure("died", "the worker process crashed on this cell; consider isolate = true")
+    )
 
 
 # ---------------------------------------------------------------------- the run

@@ -128,7 +128,8 @@ class _Worker:
             self.conn.close()
 
 
-def _exit_reason(code: int | None) -> str:
+def exit_reason(code: int | None) -> str:
+    """A process's exit code as a sentence (negative: killed by that signal)."""
     if code is None:
         return "the worker process vanished"
     if code < 0:
@@ -190,7 +191,7 @@ class SupervisedPool:
                     except (EOFError, OSError):
                         del busy[conn]
                         worker.proc.join(5)
-                        reason = _exit_reason(worker.proc.exitcode)
+                        reason = exit_reason(worker.proc.exitcode)
                         self._retire(worker)
                         on_failure(item, Failure("died", reason))
                         continue

@@ -65,3 +65,40 @@ class Raiser:
 
     def solve(self, problem, budget):
         raise RuntimeError("boom")
+
+
+@dataclass(frozen=True)
+class Exiter:
+    """Calls sys.exit(code) from solve() (a library that 'exits' on an error)."""
+
+    code: int = 3
+    name: str = "exiter"
+
+    @property
+    def id(self) -> str:
+        return "exiter"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        import sys
+
+        sys.exit(self.code)
+
+
+@dataclass(frozen=True)
+class Interrupter:
+    """Raises KeyboardInterrupt from solve()."""
+
+    name: str = "interrupter"
+
+    @property
+    def id(self) -> str:
+        return "interrupter"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        raise KeyboardInterrupt

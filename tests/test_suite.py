@@ -170,8 +170,57 @@ def test_a_crashing_plugin_breaks_no_finished_cell(tmp_path):
     run_suite(suite, store_path=store, show_progress=False)
     with ResultStore(store, readonly=True) as st:
         rows = {r["solver"]: r for r in st.rows()}
-    assert rows["crasher"]["status"] == "error" and "crashed" in rows["crasher"]["error"]
+    assert rows["crasher"]["status"] == "error"
+    assert "exited with code 13" in rows["crasher"]["error"]
     assert rows["dp"]["status"] == "optimal"
+
+
+MISBEHAVING = """
+[suite]
+name = "misbehaving"
+budget_s = 1
+
+[[instances]]
+family = "theta"
+source = "theta-window"
+w = 6
+seeds = 1
+
+[[solvers]]
+name = "tests.plugins_for_suites:Sleeper"
+params = { seconds = 3600 }
+
+[[solvers]]
+name = "tests.plugins_for_suites:Exiter"
+
+[[solvers]]
+name = "tests.plugins_for_suites:Interrupter"
+
+[[solvers]]
+name = "dp"
+"""
+
+
+def test_a_default_run_survives_hanging_exiting_and_interrupting_solvers(tmp_path, monkeypatch):
+    """Issue 11: without isolation, a solver that hangs is killed at budget + grace, one that
+    calls sys.exit or raises KeyboardInterrupt is charged its own cell; all cells are stored with
+    their reasons and the run finishes."""
+    import bench.runner
+
+    monkeypatch.setattr(bench.runner, "GRACE_S", 1.0)
+    suite = load_suite(write(tmp_path, MISBEHAVING))
+    store = tmp_path / "m.sqlite"
+    t0 = time.perf_counter()
+    summary = run_suite(suite, store_path=store, workers=2, show_progress=False)
+    elapsed = time.perf_counter() - t0
+    with ResultStore(store, readonly=True) as st:
+        rows = {r["solver_name"].split(":")[-1].lower(): r for r in st.rows()}
+    assert summary.cells_run == 4 and len(rows) == 4
+    assert rows["sleeper"]["status"] == "timeout" and "grace" in rows["sleeper"]["error"]
+    assert rows["exiter"]["status"] == "error" and "SystemExit: 3" in rows["exiter"]["error"]
+    assert "KeyboardInterrupt" in rows["interrupter"]["error"]
+    assert rows["dp"]["status"] == "optimal"
+    assert elapsed < 30  # budget 1 s + grace 1 s, plus starting the workers
 
 
 def test_isolation_kills_a_hanging_solver_at_deadline_plus_grace():
