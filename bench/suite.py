@@ -61,6 +61,7 @@ import glob
 import hashlib
 import itertools
 import json
+import math
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -259,16 +260,42 @@ _SIM_KEYS = {
 }
 
 
-def load_suite(path: str | Path) -> Suite:
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on what one suite may ask for, checked at load before anything is built, so a
+    typo such as ``w = 1e9`` or ``seeds = 1000000000`` is an error naming the key, not an
+    out-of-memory kill an hour later. Raise them explicitly (``schedbench run --max-cells N
+    --max-window W``) for a suite that really needs more."""
+
+    max_cells: int = 100_000
+    max_window: int = 100_000
+    max_seeds: int = 10_000
+
+
+#: A suite file is a few kilobytes; anything this large is not one.
+MAX_SUITE_BYTES = 4 * 2**20
+
+
+def load_suite(path: str | Path, *, limits: Limits | None = None) -> Suite:
     p = Path(path)
     src = str(p)
     try:
+        if p.is_dir():
+            raise SuiteError(src, "file", "a suite .toml file, not a directory")
+        if p.exists() and p.stat().st_size > MAX_SUITE_BYTES:
+            raise SuiteError(src, "file", f"a suite file under {MAX_SUITE_BYTES // 2**20} MiB")
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SuiteError(src, "file", "an existing suite file") from None
+    except UnicodeDecodeError as exc:
+        raise SuiteError(src, "file", f"UTF-8 text (byte {exc.start} is not)") from None
+    except OSError as exc:
+        raise SuiteError(src, "file", f"a readable file ({exc.strerror or exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise SuiteError(src, "syntax", f"valid TOML ({exc})") from None
-    return suite_from_dict(data, source=src, base_dir=p.resolve().parent)
+    except RecursionError:
+        raise SuiteError(src, "syntax", "TOML nested at most a few levels deep") from None
+    return suite_from_dict(data, source=src, base_dir=p.resolve().parent, limits=limits)
 
 
 def _unknown(src: str, where: str, data: dict, allowed: set[str]) -> None:
@@ -326,9 +353,16 @@ def _at_least(
     return _get(src, data, key, where, kind, default, check=lambda v: v >= lo, expected=expected)
 
 
-def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | None = None) -> Suite:
+def suite_from_dict(
+    data: dict,
+    *,
+    source: str = "<suite>",
+    base_dir: Path | None = None,
+    limits: Limits | None = None,
+) -> Suite:
     src = source
     base = base_dir or Path.cwd()
+    limits = limits or Limits()
     _unknown(src, "", data, _TOP_KEYS)
     head = _get(src, data, "suite", "", dict, expected="a [suite] table")
     _unknown(src, "suite", head, _SUITE_KEYS)
@@ -383,7 +417,7 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         _unknown(src, where, spec, allowed)
         specs.append({**spec, "reference": ref, "_where": where})
         # build now so that bad paths / values fail at load, not in the middle of a run
-        _check_source(src, where, kind, spec, base)
+        _check_source(src, where, kind, spec, base, limits)
 
     solvers: list[SolverSpec] = []
     for i, s in enumerate(
@@ -452,16 +486,22 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
             starvation_bound=_at_least(
                 src, sc, where, "starvation_bound", 50, int, 1, "an integer >= 1"
             ),
-            warmup_s=float(
-                _at_least(src, sc, where, "warmup_s", 0.0, (int, float), 0, "seconds >= 0")
-            ),
-            cooldown_s=float(
-                _at_least(src, sc, where, "cooldown_s", 0.0, (int, float), 0, "seconds >= 0")
-            ),
+            warmup_s=float(_seconds(src, sc, where, "warmup_s")),
+            cooldown_s=float(_seconds(src, sc, where, "cooldown_s")),
         )
+        if scen.name in {other.name for other, _ in scenarios}:
+            raise SuiteError(src, f"{where}.name", "a simulation name used once", scen.name)
         pols = _get(
-            src, sc, "policies", where, list, expected='a list such as ["naive", "window:dp"]'
+            src,
+            sc,
+            "policies",
+            where,
+            list,
+            check=bool,
+            expected='a non-empty list such as ["naive", "window:dp"]',
         )
+        if len(set(map(str, pols))) != len(pols):
+            raise SuiteError(src, f"{where}.policies", "each policy once", pols)
         for j, pol in enumerate(pols):
             if not isinstance(pol, str) or not (pol == "naive" or pol.startswith("window:")):
                 raise SuiteError(
@@ -486,6 +526,22 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         )
     if specs and not solvers:
         raise SuiteError(src, "solvers", "at least one [[solvers]] table for the [[instances]]")
+    cells = reps * (
+        sum(
+            _instance_count(spec, base)
+            * sum(1 for sv in solvers if sv.families is None or spec["family"] in sv.families)
+            for spec in specs
+        )
+        + sum(len(pols) for _scen, pols in scenarios)
+    )
+    if cells > limits.max_cells:
+        raise SuiteError(
+            src,
+            "suite",
+            f"at most {limits.max_cells:,} cells (instances x solvers x repetitions + "
+            "simulations x policies x repetitions; raise it with --max-cells)",
+            f"{cells:,} cells",
+        )
     return Suite(
         name,
         src,
@@ -499,6 +555,39 @@ def suite_from_dict(data: dict, *, source: str = "<suite>", base_dir: Path | Non
         tuple(scenarios),
         base,
     )
+
+
+def _seconds(src: str, data: dict, where: str, key: str) -> float:
+    return _get(
+        src,
+        data,
+        key,
+        where,
+        (int, float),
+        0.0,
+        check=lambda v: math.isfinite(v) and v >= 0,
+        expected="a finite number of seconds >= 0",
+    )
+
+
+def _instance_count(spec: dict[str, Any], base: Path) -> int:
+    """How many problems an [[instances]] table expands into, without building them (window
+    sources: the product of its grid sizes; file sources: one per file, a lower bound)."""
+    kind = spec["source"]
+    if kind == "problem-files":
+        return sum(len(glob.glob(str(base / pattern))) for pattern in spec["paths"])
+    if kind in ("mknap", "zitzler-thiele", "recorded"):
+        return 1
+    n = len(_seeds(spec.get("seeds", 1)))
+    w = spec.get("w", [20])
+    n *= len(w) if isinstance(w, list) else 1
+    for key in SOURCES[kind].keys - {"w", "seeds"}:
+        v = spec.get(key)
+        if key == "free_range":
+            n *= len(v) if isinstance(v, list) and v and isinstance(v[0], list) else 1
+        elif isinstance(v, list):
+            n *= len(v)
+    return n
 
 
 def _solver_known(src: str, where: str, name: str) -> None:
@@ -639,30 +728,96 @@ SOURCES: dict[str, Source] = {
 }
 
 
-def _check_source(src: str, where: str, kind: str, spec: dict[str, Any], base: Path) -> None:
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _is_range(x: Any) -> bool:
+    return (
+        isinstance(x, list)
+        and len(x) == 2
+        and all(_is_number(v) for v in x)
+        and 0 <= x[0] <= x[1] <= 1
+    )
+
+
+#: Per-source keyword arguments: (check of one value, what is expected). Lists of values are
+#: grids (``free_range``: a list of [lo, hi] pairs, or one pair).
+_SOURCE_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
+    "max_bb_gb": (lambda x: _is_number(x) and x > 0, "a positive finite number of GB"),
+    "min_nodes": (lambda x: _is_int(x) and x >= 1, "an integer >= 1"),
+    "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
+}
+
+
+def _check_source(
+    src: str, where: str, kind: str, spec: dict[str, Any], base: Path, limits: Limits
+) -> None:
     for key in ("path", "front"):
         if key in spec:
-            if not isinstance(spec[key], str):
+            if not isinstance(spec[key], str) or not spec[key]:
                 raise SuiteError(src, f"{where}.{key}", "a file path", spec[key])
-            if not (base / spec[key]).exists():
+            target = base / spec[key]
+            if not target.is_file():
                 raise SuiteError(src, f"{where}.{key}", "an existing file", spec[key])
     if kind in ("mknap", "zitzler-thiele", "recorded") and "path" not in spec:
         raise SuiteError(src, f"{where}.path", "a file path (missing key)")
     if kind == "problem-files":
         paths = spec.get("paths")
-        if not isinstance(paths, list) or not paths:
-            raise SuiteError(src, f"{where}.paths", "a non-empty list of globs", paths)
+        if (
+            not isinstance(paths, list)
+            or not paths
+            or not all(isinstance(x, str) and x for x in paths)
+        ):
+            raise SuiteError(src, f"{where}.paths", "a non-empty list of globs (strings)", paths)
     if "w" in spec:
         ws = spec["w"] if isinstance(spec["w"], list) else [spec["w"]]
-        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in ws):
-            raise SuiteError(src, f"{where}.w", "an integer >= 1 or a list of them", spec["w"])
+        if not ws or not all(_is_int(x) and 1 <= x <= limits.max_window for x in ws):
+            raise SuiteError(
+                src,
+                f"{where}.w",
+                f"an integer in 1..{limits.max_window:,} or a non-empty list of them "
+                "(raise the bound with --max-window)",
+                spec["w"],
+            )
     if "seeds" in spec:
         s = spec["seeds"]
-        ok = (isinstance(s, int) and s >= 1) or (
-            isinstance(s, list) and all(isinstance(x, int) for x in s)
+        ok = (_is_int(s) and 1 <= s <= limits.max_seeds) or (
+            isinstance(s, list)
+            and 0 < len(s) <= limits.max_seeds
+            and all(_is_int(x) for x in s)
+            and len(set(s)) == len(s)
         )
-        if not ok or isinstance(s, bool):
-            raise SuiteError(src, f"{where}.seeds", "a count >= 1 or a list of integer seeds", s)
+        if not ok:
+            raise SuiteError(
+                src,
+                f"{where}.seeds",
+                f"a count in 1..{limits.max_seeds:,} or a list of distinct integer seeds",
+                s,
+            )
+    for key in ("limit", "every"):
+        if key in spec and not (_is_int(spec[key]) and spec[key] >= 1):
+            raise SuiteError(src, f"{where}.{key}", "an integer >= 1", spec[key])
+    for key, (ok, expected) in _SOURCE_VALUES.items():
+        if key in spec:
+            values = spec[key] if isinstance(spec[key], list) else [spec[key]]
+            if not values or not all(ok(v) for v in values):
+                raise SuiteError(src, f"{where}.{key}", f"{expected} or a list of them", spec[key])
+    if "free_range" in spec:
+        v = spec["free_range"]
+        pairs = v if isinstance(v, list) and v and isinstance(v[0], list) else [v]
+        if not all(_is_range(x) for x in pairs):
+            raise SuiteError(
+                src,
+                f"{where}.free_range",
+                "[lo, hi] with 0 <= lo <= hi <= 1, or a list of such pairs",
+                v,
+            )
 
 
 def expand_instances(suite: Suite) -> list[Instance]:
@@ -674,10 +829,30 @@ def expand_instances(suite: Suite) -> list[Instance]:
             for label, problem, ref, ctx in SOURCES[kind].build(spec, suite.base_dir):
                 out.append(Instance(spec["family"], label, problem, ref, ctx))
         except SchedbenchError as exc:
+            files = [spec[k] for k in ("path", "front") if isinstance(spec.get(k), str)]
+            files += [p for p in spec.get("paths", []) if isinstance(p, str)]
             raise SuiteError(
-                suite.source, spec["_where"], "a buildable instance source", str(exc)
+                suite.source,
+                spec["_where"],
+                "a buildable instance source",
+                redact_outside(str(exc), files, suite.base_dir),
             ) from None
     return out
+
+
+def redact_outside(message: str, paths: list[str], base: Path) -> str:
+    """``message`` without the quoted content (``..., got CONTENT``) when one of ``paths`` lies
+    outside the suite's folder: a suite may point at any file, but its errors must not become
+    a way to print other files' contents (issue 11). Line numbers and expectations stay."""
+    root = base.resolve()
+    for p in paths:
+        target = (base / p).resolve()
+        if target != root and root not in target.parents:
+            head, sep, _content = message.partition(", got ")
+            return head + (
+                ", got (content not shown: the file is outside the suite's folder)" if sep else ""
+            )
+    return message
 
 
 def reference_solver(suite: Suite, family: str) -> str:

@@ -122,3 +122,158 @@ def test_mutated_problem_json_is_an_error_or_a_valid_problem(tmp_path_factory, d
     again = SelectionProblem.from_dict(json.loads(json.dumps(problem.to_dict())))
     assert again.fingerprint() == problem.fingerprint()
     assert len(problem.resources) == problem.K and problem.demands.shape == (problem.w, problem.K)
+
+
+# ----------------------------------------------------------------------------- suite TOML
+from bench.runner import plan  # noqa: E402
+from bench.suite import Limits, SuiteError, load_suite, suite_from_dict  # noqa: E402
+
+SUITE_HEAD = '[suite]\nname = "fuzz"\nbudget_s = 1\n'
+WINDOWS = SUITE_HEAD + (
+    '[[instances]]\nfamily = "t"\nsource = "theta-window"\nw = 5\nseeds = 1\n{extra}\n'
+    '[[solvers]]\nname = "naive"\n'
+)
+SIMS = SUITE_HEAD + (
+    '[[simulations]]\nname = "s"\nworkload = "lublin:jobs=20,nodes=64,seed=1"\n'
+    'system = "theta"\npolicies = ["naive"]\n{extra}\n'
+)
+
+BAD_SUITES = {
+    # keys that used to reach the generators unchecked (tracebacks)
+    "free_range not a range": WINDOWS.format(extra='free_range = "x"'),
+    "free_range reversed": WINDOWS.format(extra="free_range = [0.9, 0.1]"),
+    "max_bb_gb a string": WINDOWS.format(extra='max_bb_gb = "big"'),
+    "min_nodes a float": WINDOWS.format(extra="min_nodes = 2.5"),
+    "paths holds a number": SUITE_HEAD
+    + '[[instances]]\nfamily = "p"\nsource = "problem-files"\npaths = [1]\n'
+    '[[solvers]]\nname = "naive"\n',
+    "objective unknown": SUITE_HEAD
+    + '[[instances]]\nfamily = "c"\nsource = "cerberus-stage"\nw = 5\nobjective = "fun"\n'
+    '[[solvers]]\nname = "naive"\n',
+    # silent nonsense values
+    "bb_share above 1": WINDOWS.format(extra="bb_share = 5"),
+    "bb_share nan": WINDOWS.format(extra="bb_share = nan"),
+    "bb_share negative": WINDOWS.format(extra="bb_share = -1"),
+    "min_nodes negative": WINDOWS.format(extra="min_nodes = -3"),
+    "seeds of booleans": WINDOWS.replace("seeds = 1", "seeds = [true]").format(extra=""),
+    "cooldown infinite": SIMS.format(extra="cooldown_s = inf"),
+    "warmup nan": SIMS.format(extra="warmup_s = nan"),
+    "empty policies": SIMS.replace('policies = ["naive"]', "policies = []").format(extra=""),
+    "duplicate simulation names": SIMS.format(extra="")
+    + '[[simulations]]\nname = "s"\nworkload = "lublin:jobs=20,nodes=64,seed=1"\n'
+    'system = "theta"\npolicies = ["naive"]\n',
+    # unbounded work
+    "window of a billion": WINDOWS.replace("w = 5", "w = 1000000000").format(extra=""),
+    "a billion seeds": WINDOWS.replace("seeds = 1", "seeds = 1000000000").format(extra=""),
+    "a million-cell grid": WINDOWS.replace("w = 5", "w = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]")
+    .replace("seeds = 1", "seeds = 9000")
+    .format(extra="bb_share = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SUITES))
+def test_bad_suite_values_get_a_clear_error_at_load(tmp_path, case):
+    p = _write(tmp_path, "s.toml", BAD_SUITES[case])
+    with pytest.raises(SuiteError) as info:
+        load_suite(p)
+    assert str(p) in str(info.value) and len(str(info.value)) < 600
+
+
+def test_limits_can_be_raised_explicitly(tmp_path):
+    p = _write(tmp_path, "s.toml", WINDOWS.replace("w = 5", "w = 300").format(extra=""))
+    with pytest.raises(SuiteError, match="--max-window"):
+        load_suite(p, limits=Limits(max_window=200))
+    assert load_suite(p, limits=Limits(max_window=300)).name == "fuzz"
+
+
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"\xff\xfe[suite]\n", "UTF-8"),
+        (b"[suite\n", "valid TOML"),
+        (b"[suite]\nname = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested"),
+    ],
+    ids=["not-utf8", "bad-toml", "deep-nesting"],
+)
+def test_unreadable_suite_files_get_a_clear_error(tmp_path, content, words):
+    p = tmp_path / "s.toml"
+    p.write_bytes(content)
+    with pytest.raises(SuiteError, match=words):
+        load_suite(p)
+
+
+def test_a_directory_is_not_a_suite(tmp_path):
+    with pytest.raises(SuiteError, match="not a directory"):
+        load_suite(tmp_path)
+
+
+def test_errors_never_quote_files_outside_the_suite_folder(tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("TOP-SECRET-LINE\n")
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    for source in ("mknap", "zitzler-thiele", "recorded"):
+        text = (
+            SUITE_HEAD + f'[[instances]]\nfamily = "x"\nsource = "{source}"\n'
+            'path = "../outside/secret.txt"\n[[solvers]]\nname = "naive"\n'
+        )
+        p = _write(suite_dir, "s.toml", text)
+        try:
+            plan(load_suite(p))
+        except SuiteError as exc:
+            assert "TOP-SECRET" not in str(exc)
+        else:  # pragma: no cover - the file is not a valid instance file
+            raise AssertionError(f"{source}: a non-instance file was accepted")
+
+
+@st.composite
+def mutated_suites(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid suite (windows + one simulation) with one key replaced or removed."""
+    data: dict[str, Any] = {
+        "suite": {"name": "fuzz", "budget_s": 1, "repetitions": 1, "seed": 0},
+        "instances": [
+            {"family": "t", "source": "theta-window", "w": 5, "seeds": 1, "bb_share": 0.5},
+        ],
+        "solvers": [{"name": "naive"}],
+        "simulations": [
+            {
+                "name": "s",
+                "workload": "lublin:jobs=20,nodes=64,seed=1",
+                "system": "theta",
+                "policies": ["naive"],
+                "window": 5,
+            }
+        ],
+    }
+    table = draw(st.sampled_from(["suite", "instances", "solvers", "simulations"]))
+    target = data[table] if table == "suite" else data[table][0]
+    key = draw(
+        st.sampled_from(
+            [
+                *sorted(target),
+                "free_range",
+                "max_bb_gb",
+                "min_nodes",
+                "cooldown_s",
+                "warmup_s",
+                "params",
+            ]
+        )
+    )
+    if draw(st.booleans()) and key in target:
+        del target[key]
+    else:
+        target[key] = draw(json_value.filter(lambda v: v is not None))
+    return data
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(data=mutated_suites())
+def test_mutated_suites_are_an_error_or_a_plannable_suite(data):
+    try:
+        suite = suite_from_dict(data, limits=Limits(max_window=200, max_cells=500))
+    except SuiteError:
+        return
+    _instances, dcells, scells = plan(suite)
+    assert len(dcells) + len(scells) <= 500
