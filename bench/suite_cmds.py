@@ -61,6 +61,20 @@ def add_parsers(sub: Any) -> None:
         "--html", default=None, metavar="OUT", help="HTML report path (default next to the store)"
     )
     r.add_argument("--no-progress", action="store_true")
+    r.add_argument(
+        "--max-cells",
+        type=int,
+        default=None,
+        metavar="N",
+        help="refuse suites expanding into more cells than this (default 100,000)",
+    )
+    r.add_argument(
+        "--max-window",
+        type=int,
+        default=None,
+        metavar="W",
+        help="refuse instance windows larger than this (default 100,000 jobs)",
+    )
 
     p = sub.add_parser("report", help="leaderboards and an HTML report from a results store")
     p.add_argument("store", help="results store (.sqlite)")
@@ -97,9 +111,14 @@ def add_parsers(sub: Any) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from bench.runner import describe_plan, run_suite
-    from bench.suite import load_suite
+    from bench.suite import Limits, load_suite
 
-    suite = load_suite(args.suite)
+    defaults = Limits()
+    limits = Limits(
+        max_cells=args.max_cells or defaults.max_cells,
+        max_window=args.max_window or defaults.max_window,
+    )
+    suite = load_suite(args.suite, limits=limits)
     if args.plan:
         print(describe_plan(suite))
         return 0
