@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,7 @@ from tabulate import tabulate
 from bench import simulate_cmd, suite_cmds
 from bench._cli_common import add_budget_args
 from instances.problem_files import load_problem
+from simcore import fdcapture
 from simcore.errors import SchedbenchError
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
@@ -54,7 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("solve", help="solve one PROBLEM.json and print the decision as JSON")
     s.add_argument("problem", help="PROBLEM.json")
     s.add_argument(
-        "--solver", required=True, help="registered solver name (see 'schedbench solvers')"
+        "--solver",
+        required=True,
+        help="registered solver name (see 'schedbench solvers'), or module:Class of a plug-in",
     )
     add_budget_args(s)
     s.add_argument(
@@ -84,16 +88,39 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check-solver", help="run the conformance suite against module:Class")
     c.add_argument("target", help="module:Class of the solver (instantiated with --set parameters)")
     c.add_argument("--set", dest="params", action="append", default=[], metavar="KEY=VALUE")
+    for command in sub.choices.values():
+        command.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="show what solver libraries print (banners, logs) on stderr",
+        )
     return p
+
+
+#: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
+#: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.
+EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if getattr(args, "verbose", False):
+        # Solver output is captured around every solve (simcore/fdcapture.py); --verbose shows
+        # it on stderr, here and in worker processes (they read the variable when they start).
+        os.environ[fdcapture.VERBOSE_ENV] = "1"
+        fdcapture.show_solver_output()
     try:
         return _COMMANDS[args.command](args)
     except SchedbenchError as exc:
         print(f"schedbench: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
 
 
 # -- solvers -------------------------------------------------------------------------------------

@@ -165,10 +165,7 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(deadline_s=args.budget, seed=args.seed)
     if policy_name == "window":
         params = registry.parse_assignments(args.params)
-        if ":" in args.solver:  # module:Class — a plug-in not (yet) registered
-            solver = registry.instantiate(registry.load_object(args.solver), params)
-        else:
-            solver = registry.make_solver(args.solver, params)
+        solver = registry.make_solver(args.solver, params)  # a name, or module:Class
         warm_up(solver)
         policy: Any = WindowPolicy(
             solver,

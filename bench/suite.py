@@ -225,20 +225,13 @@ def make_solver_spec(
 ) -> SolverSpec:
     """Validate by instantiating once (unknown solver or parameter raises); the id is the
     solver's own (name + non-default parameters)."""
-    solver = (
-        registry.make_solver(name, params)
-        if ":" not in name
-        else registry.instantiate(registry.load_object(name), params)
-    )
+    solver = registry.make_solver(name, params)
     ident = getattr(solver, "id", name)
     return SolverSpec(name, tuple(sorted(params.items())), ident, families, isolate)
 
 
 def build_solver(spec: SolverSpec) -> Any:
-    params = dict(spec.params)
-    if ":" in spec.name:
-        return registry.instantiate(registry.load_object(spec.name), params)
-    return registry.make_solver(spec.name, params)
+    return registry.make_solver(spec.name, dict(spec.params))
 
 
 # ---------------------------------------------------------------------- loading

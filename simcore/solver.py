@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from simcore.fdcapture import captured_output
 from simcore.problem import Budget, Decision, SelectionProblem
 from simcore.vet import vet
 
@@ -40,10 +41,11 @@ class Solver(Protocol):
 
 
 def warm_up(solver: object) -> None:
-    """Run the solver's optional, untimed ``warm_up()``."""
+    """Run the solver's optional, untimed ``warm_up()`` (its output captured like a solve's)."""
     hook = getattr(solver, "warm_up", None)
     if callable(hook):
-        hook()
+        with captured_output(f"{getattr(solver, 'id', 'solver')} warm-up"):
+            hook()
 
 
 #: Called with the budget's deadline (seconds) when a solver call starts and with None when it
@@ -62,13 +64,16 @@ def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> De
     watch = _call_watch
     if watch is not None:
         watch(budget.deadline_s)
-    start = time.perf_counter()
-    try:
-        decision = solver.solve(problem, budget)
-    finally:
-        latency = time.perf_counter() - start
-        if watch is not None:
-            watch(None)
+    # What the solver's libraries print goes to a log, not into a command's output
+    # (simcore/fdcapture.py); the capture sits outside the timed region.
+    with captured_output(getattr(solver, "id", "solver")):
+        start = time.perf_counter()
+        try:
+            decision = solver.solve(problem, budget)
+        finally:
+            latency = time.perf_counter() - start
+            if watch is not None:
+                watch(None)
     if not isinstance(decision, Decision):
         raise TypeError(
             f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a Decision"

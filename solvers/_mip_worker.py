@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy as np
 
+from simcore.fdcapture import captured_output
+
 _CBC_INSTALL = (
     "PuLP's bundled CBC binary is missing or not executable and no `cbc` is on PATH; "
     "reinstall PuLP (`pip install --force-reinstall pulp`) or install CBC "
@@ -64,6 +66,11 @@ def serve(conn: Any, tmpdir: str | None = None) -> None:
     with contextlib.suppress(ValueError, OSError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watch_parent(tmpdir)
+    # The worker shares the parent's stdout, which carries the parent's document (the JSON of
+    # `schedbench solve`): anything printed outside a request goes to stderr instead.
+    with contextlib.suppress(OSError):
+        sys.stdout.flush()
+        os.dup2(2, 1)
     state: dict[str, Any] = {}
     while True:
         try:
@@ -73,15 +80,19 @@ def serve(conn: Any, tmpdir: str | None = None) -> None:
         op = request.get("op") if isinstance(request, dict) else None
         if op == "stop":
             break
-        try:
-            if op == "probe":
-                reply = probe()
-            elif op == "solve":
-                reply = solve_milp(request, state)
-            else:
-                reply = {"status": "error", "message": f"unknown request {op!r}"}
-        except Exception as exc:  # a request that fails must not take the worker down
-            reply = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
+        with captured_output(f"MIP worker {op}", log=False) as printed:
+            try:
+                if op == "probe":
+                    reply = probe()
+                elif op == "solve":
+                    reply = solve_milp(request, state)
+                else:
+                    reply = {"status": "error", "message": f"unknown request {op!r}"}
+            except Exception as exc:  # a request that fails must not take the worker down
+                reply = {"status": "error", "message": f"{type(exc).__name__}: {exc}"}
+        # What the libraries printed (HiGHS's banner, CBC's log) travels back with the reply;
+        # the parent logs it (simcore/fdcapture.py), so it never reaches the parent's stdout.
+        reply["output"] = "".join(printed)
         try:
             conn.send(reply)
         except (BrokenPipeError, OSError):

@@ -167,6 +167,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from simcore import fdcapture
 from simcore.problem import Budget, SelectionProblem, Status
 from solvers import _mip_worker
 from solvers._integral import IntegralForm
@@ -264,7 +265,11 @@ class _Worker:
                 self.start()
                 self._conn.send(request)
                 if self._conn.poll(max(0.0, deadline - time.monotonic())):
-                    return self._conn.recv()
+                    reply: dict[str, Any] = self._conn.recv()
+                    printed = reply.pop("output", "")
+                    if printed:
+                        fdcapture.LOGGER.info("MIP worker printed:\n%s", printed.rstrip("\n"))
+                    return reply
             except Exception:  # died (EOF), broken pipe, or could not be started
                 pass
             self.kill()

@@ -127,7 +127,11 @@ def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
 
 
 def make_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
-    """Build the solver registered as ``name`` with ``params``."""
+    """Build the solver registered as ``name`` — or, for ``module:Class``, that class once it
+    has passed ``load_object``'s checks — with ``params``. The one place where a solver name
+    from a user (command line, suite file) becomes a solver object."""
+    if ":" in name:
+        return instantiate(load_object(name), params, label=name)
     return instantiate(solver_class(name), params, label=name)
 
 

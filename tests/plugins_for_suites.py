@@ -102,3 +102,30 @@ class Interrupter:
 
     def solve(self, problem, budget):
         raise KeyboardInterrupt
+
+
+@dataclass(frozen=True)
+class Chatty:
+    """Answers like naive, but prints on fd 1 and fd 2 directly (as C libraries do) and through
+    Python's print, in solve() and in warm_up()."""
+
+    name: str = "chatty"
+
+    @property
+    def id(self) -> str:
+        return "chatty"
+
+    def supports(self, problem):
+        return True, ""
+
+    def warm_up(self):
+        os.write(1, b"CHATTY-BANNER-FD1\n")
+
+    def solve(self, problem, budget):
+        import sys
+
+        os.write(1, b"CHATTY-FD1 solving\n")
+        os.write(2, b"CHATTY-FD2 solving\n")
+        print("CHATTY-PRINT solving")
+        print("CHATTY-PRINT-ERR solving", file=sys.stderr)
+        return Decision(Status.FEASIBLE, selected=())
