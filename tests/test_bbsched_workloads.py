@@ -28,6 +28,7 @@ from instances.bbsched import (
 )
 from simcore.errors import SchedbenchError
 from simcore.workload import SWF_INDEX, Workload
+from tests._hyp import examples
 
 N = 4000
 # Expected definitions, restated from the paper rather than read from SCENARIOS.
@@ -274,7 +275,7 @@ def test_empirical_sampler_ignores_zeros():
     assert e.prob_above(0) == 1.0 and e.prob_above(5) == 0.5 and e.prob_above(10) == 0.0
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     n=st.integers(0, 300),
     share=st.floats(0, 1),

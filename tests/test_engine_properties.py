@@ -44,6 +44,7 @@ from simcore.schedule import JobState, ScheduleResult
 from simcore.system import NodeGroup, System
 from simcore.workload import Workload
 from solvers.registry import make_solver
+from tests._hyp import examples
 
 TOL = 1e-6
 SOLVERS = {"naive": make_solver("naive"), "dp": make_solver("dp")}
@@ -296,7 +297,7 @@ COMBOS = [
 
 
 @pytest.mark.parametrize(("priority", "backfill", "policy", "lifecycle"), COMBOS)
-@settings(max_examples=12)
+@settings(max_examples=examples(12))
 @given(
     case=scenarios(),
     window=st.integers(1, 6),
@@ -380,7 +381,7 @@ def list_schedule(w: Workload, system: System) -> np.ndarray:
     return start
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(case=scenarios())
 def test_fcfs_without_backfilling_is_an_in_order_list_schedule(case):
     system, w = case
@@ -404,7 +405,7 @@ class ShadowSpy:
 
 
 @pytest.mark.parametrize("backfill", ["easy"])
-@settings(max_examples=120)
+@settings(max_examples=examples(120))
 @given(case=scenarios(), exact=st.booleans())
 def test_fcfs_backfilling_never_delays_the_head(backfill, case, exact):
     """FCFS, classic lifecycle: once a job is the queue head and gets a reservation, it starts
@@ -441,7 +442,7 @@ class BookingSpy:
             self.first.setdefault(j, s)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(case=scenarios())
 def test_fcfs_conservative_never_starts_a_job_after_its_first_reservation(case):
     """Conservative keeps reservations between passes and only ever moves them earlier, so

@@ -21,6 +21,7 @@ from simcore.engine import simulate
 from simcore.policies import NaivePolicy
 from simcore.system import System
 from simcore.workload import Workload
+from tests._hyp import examples
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"
@@ -41,7 +42,7 @@ def workloads(draw):
     ), machine
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(workloads())
 def test_easy_schedule_equals_reference(case):
     w, machine = case
