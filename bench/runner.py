@@ -219,6 +219,7 @@ _WORKLOADS: dict[str, Any] = {}
 def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one simulation cell; never raises."""
     from instances.systems import resolve_system
+    from instances.units import fit_units
     from instances.workloads import load_workload
     from simcore.engine import SimOptions, simulate
     from simcore.metrics import MeasurementWindow, compute_metrics
@@ -234,7 +235,8 @@ def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
         workload = _WORKLOADS.get(sc.workload)
         if workload is None:
             workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
-        system = resolve_system(sc.system, max_nodes=workload.max_nodes)
+        system = resolve_system(sc.system, workload=workload)
+        workload, _notes = fit_units(workload, system)
         budget = Budget(deadline_s=cell.budget_s, seed=cell.seed)
         if cell.solver is None:
             policy: Any = NaivePolicy(backfill=sc.backfill)

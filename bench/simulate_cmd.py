@@ -37,6 +37,7 @@ import numpy as np
 
 from bench._cli_common import add_budget_args
 from instances.systems import PRESETS, resolve_system
+from instances.units import fit_units, rejection_warning
 from instances.workloads import load_workload
 from simcore.engine import LIFECYCLES, SimOptions, Simulation
 from simcore.metrics import (
@@ -161,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
         print("schedbench: error: --solver is only used by --policy window", file=sys.stderr)
         return 2
     workload = load_workload(args.workload, on_bad_line="skip" if args.skip_bad_lines else "error")
-    system = resolve_system(args.system, max_nodes=workload.max_nodes)
+    system = resolve_system(args.system, workload=workload)
+    workload, unit_notes = fit_units(workload, system)
     budget = Budget(deadline_s=args.budget, seed=args.seed)
     if policy_name == "window":
         params = registry.parse_assignments(args.params)
@@ -241,6 +243,19 @@ def run(args: argparse.Namespace) -> int:
             "window": args.window if policy_name == "window" else None,
             "budget_s": args.budget,
             "cleaning": dict(workload.cleaning),
+            "units": {
+                "job_sizes": workload.size_unit,
+                "machine": system.unit,
+                "notes": unit_notes,
+            },
+            "rejected": {
+                "total": int(result.counters.get("rejected", 0)),
+                **{
+                    k.removeprefix("rejected_"): int(v)
+                    for k, v in result.counters.items()
+                    if k.startswith("rejected_")
+                },
+            },
         }
     )
     if error is not None:
@@ -254,13 +269,26 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2 if not isinstance(error, KeyboardInterrupt) else 130
     metrics = json.loads((out / "metrics.json").read_text())
+    rejected = int(result.counters.get("rejected", 0))
+    reasons = {k: int(v) for k, v in result.counters.items() if k.startswith("rejected_")}
+    for note in unit_notes:
+        print(f"note: {note}", file=sys.stderr)
     print(
-        f"{workload.source}: {len(workload)} jobs on {system.name} ({system.nodes} nodes"
+        f"{workload.source}: {len(workload)} jobs on {system.name} ({system.nodes} {system.unit}"
         + (f", {system.bb_gb:g} GB BB" if system.bb_gb else "")
         + f") with {policy.describe()}, "
         f"{args.priority}; simulated in {wall:.2f} s ({len(workload) / max(wall, 1e-9):,.0f} jobs/s)"
     )
     print(format_summary(metrics["metrics"]))
+    cancelled = int(workload.cleaning.get("no_processors", 0))
+    print(
+        f"jobs: {len(workload):,} simulated, {rejected:,} rejected as never fitting"
+        + (f" ({', '.join(f'{k[9:]} {v}' for k, v in reasons.items())})" if reasons else "")
+        + (f"; {cancelled:,} cancelled without a size dropped by the reader" if cancelled else "")
+    )
+    warning = rejection_warning(workload, system, rejected, reasons)
+    if warning:
+        print(warning, file=sys.stderr)
     print(
         f"written: {out}/jobs.csv, metrics.json, schedule.swf"
         + (", decisions.jsonl" if policy_name == "window" else "")

@@ -13,8 +13,9 @@ whitespace-separated numeric fields, ``-1`` meaning "unknown":
 Lines whose first non-blank character is ``;`` are comments. Comment lines of the form
 ``; Key: value`` are header entries and are kept, in file order, as ``(key, value)`` pairs in
 ``Workload.header`` (free-text comment lines, such as the continuation lines of a long note, are
-not kept). ``Workload.max_nodes`` is the header's ``MaxNodes`` if it is an integer, else
-``MaxProcs``, else ``None``. Blank lines are ignored. Gzip-compressed files are recognised by
+not kept). ``Workload.max_nodes`` / ``max_procs`` are the header's ``MaxNodes`` / ``MaxProcs``
+when they are integers (else ``None``). Job sizes are processors (``size_unit``): the machine a
+trace describes is ``MaxProcs`` processors, and ``MaxProcs / MaxNodes`` of them per node. Blank lines are ignored. Gzip-compressed files are recognised by
 their magic bytes, whatever their name.
 
 BBSched's extended SWF (CQSim branch ``BBSched``) appends requested-resource columns 19, 20, ...
@@ -227,11 +228,18 @@ def _as_int(value: str) -> int | None:
     return int(number) if np.isfinite(number) and number == int(number) else None
 
 
-def _max_nodes(pairs: list[tuple[str, str, int]]) -> int | None:
-    for key in ("MaxNodes", "MaxProcs"):
-        for k, value, _ in pairs:
-            if k == key and (number := _as_int(value)) is not None:
-                return number
+#: Header sizes above this are refused (the largest machines have ~10^7 cores).
+MAX_HEADER_SIZE = 10**9
+
+
+def _header_int(pairs: list[tuple[str, str, int]], key: str, source: str) -> int | None:
+    """A positive integer header entry (``MaxNodes``, ``MaxProcs``), None when absent or not an
+    integer; an absurd size is an error naming the line."""
+    for k, value, line in pairs:
+        if k == key and (number := _as_int(value)) is not None:
+            if not 0 < number <= MAX_HEADER_SIZE:
+                raise _fail(source, line, f"{key} between 1 and {MAX_HEADER_SIZE:,}", value)
+            return number
     return None
 
 
@@ -522,7 +530,9 @@ def read_swf(
         extra=extra,
         extra_names=tuple(f"r{c}" for c in extra_columns),
         extra_capacities=capacities,
-        max_nodes=_max_nodes(pairs),
+        max_nodes=_header_int(pairs, "MaxNodes", source),
+        max_procs=_header_int(pairs, "MaxProcs", source),
+        size_unit="processors",
         header=tuple((key, value) for key, value, _ in pairs if key != _SIDE_KEY),
         source=source,
         cleaning=cleaning,

@@ -36,6 +36,7 @@ from typing import Any
 
 from simcore.errors import SchedbenchError
 from simcore.system import NodeGroup, System, SystemSpecError
+from simcore.workload import Workload
 
 #: Kept for the decision-problem generators (``instances/windows.py``): a System has
 #: ``name``, ``nodes`` and ``bb_gb`` like the small record they used before.
@@ -142,18 +143,27 @@ def load_system_file(path: str | Path) -> System:
     return system_from_dict(data, source=str(p))
 
 
-def resolve_system(spec: str | None, *, max_nodes: int | None = None) -> System:
-    """A preset name, a TOML path, or — when ``spec`` is None — a machine of ``max_nodes``.
-
-    The last case is the SWF header rule of ``schedbench simulate`` (MaxNodes, else MaxProcs).
-    """
+def resolve_system(
+    spec: str | None, *, max_nodes: int | None = None, workload: Workload | None = None
+) -> System:
+    """A preset name, a TOML path, or — when ``spec`` is None — the machine the workload's
+    header describes, in the unit of its job sizes (``Workload.machine_size``: MaxProcs
+    processors for an SWF trace, see ``instances/units.py``); ``max_nodes`` is the older way
+    to give that size directly (nodes)."""
     if spec is None:
-        if not max_nodes:
+        size = workload.machine_size if workload is not None else max_nodes
+        unit = workload.size_unit if workload is not None else "nodes"
+        if not size:
             raise SystemFileError(
                 "no --system given and the workload has no MaxNodes/MaxProcs header; "
                 f"give a preset ({', '.join(PRESETS)}) or a machine TOML file"
             )
-        return System.simple(f"swf-{max_nodes}", int(max_nodes))
+        return System.simple(
+            f"swf-{size}{'p' if unit == 'processors' else ''}",
+            int(size),
+            unit=unit,
+            description=f"sized from the trace header: {size} {unit}",
+        )
     if spec in PRESETS:
         return PRESETS[spec]
     if spec.endswith(".toml") or Path(spec).exists():

@@ -77,6 +77,11 @@ class ConfigError(SchedbenchError, ValueError):
 
 LIFECYCLES = ("classic", "three-phase")
 
+#: Why a job was rejected on arrival (it can never fit the empty machine), as counters:
+#: more nodes than the machine, more burst buffer than it has, or more nodes with an adequate
+#: local SSD than exist.
+REJECT_REASONS = ("", "rejected_nodes", "rejected_bb", "rejected_ssd")
+
 # Event kinds (heap entries); every kind is a completion or release.
 _END = 0  # classic: the job ends, everything is released
 _STAGE_IN_DONE = 1  # three-phase: staged, ready for the run queue
@@ -197,7 +202,7 @@ class Simulation:
         self.ssd: list[float] = workload.ssd_gb.tolist()
         # Per-job demand tuples (run phase) and who can never fit, computed once, vectorised.
         self.dem: list[tuple[float, ...]] = list(map(tuple, self._dem_matrix.tolist()))
-        self._reject: list[bool] = self._never_fits(bb_run).tolist()
+        self._reject: list[int] = self._never_fits(bb_run).tolist()
         self.free: list[float] = list(self.capacity)
         prio_cls = PRIORITIES[self.options.priority]
         self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
@@ -483,21 +488,28 @@ class Simulation:
             self._finish(j)
 
     def _never_fits(self, bb_run: np.ndarray) -> np.ndarray:
-        """Jobs that cannot run even on the empty machine (see ``System.fits_alone``)."""
+        """Why each job cannot run even on the empty machine: 0 it can, else an index into
+        ``REJECT_REASONS`` (the first reason that applies: nodes, burst buffer, SSD nodes)."""
         w, system = self.workload, self.system
         peak_bb = np.asarray(bb_run, dtype=np.float64)
         if self.three_phase:
             peak_bb = peak_bb + w.data_in_gb  # stage-in buffer held until the load-in ends
-        reject = (w.nodes > system.nodes) | (peak_bb > system.bb_gb + self.bb_eps)
         adequate = np.zeros(len(w), dtype=np.int64)
         for g in system.node_groups:
             adequate += np.where(g.ssd_gb >= w.ssd_gb, g.count, 0)
-        return reject | (w.nodes > adequate)
+        code = np.zeros(len(w), dtype=np.int8)
+        code[w.nodes > adequate] = 3
+        code[peak_bb > system.bb_gb + self.bb_eps] = 2
+        code[w.nodes > system.nodes] = 1
+        return code
 
     def _arrive(self, j: int) -> None:
-        if self._reject[j]:
+        reason = self._reject[j]
+        if reason:
             self.state[j] = JobState.REJECTED
             self.counters.rejected += 1
+            key = REJECT_REASONS[reason]
+            self.counters.extra[key] = self.counters.extra.get(key, 0) + 1
             self.done += 1
             return
         if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:

@@ -25,6 +25,7 @@ first; :meth:`Cluster` in ``simcore/cluster.py`` does that.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -69,6 +70,10 @@ class System:
     bw_bb_gbps: float = 8.0
     bw_io_gbps: float = 2.5
     description: str = ""
+    #: What a "node" of this machine is, in the unit job sizes are counted in: ``"nodes"`` for
+    #: the presets and TOML machines, ``"processors"`` for a machine sized from an SWF header's
+    #: MaxProcs (every job size of such a trace is in processors).
+    unit: str = "nodes"
     _thresholds: tuple[float, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -81,6 +86,10 @@ class System:
                 f"system {self.name!r}: node group names must be unique, got {names}"
             )
         object.__setattr__(self, "node_groups", groups)
+        if self.unit not in ("nodes", "processors"):
+            raise SystemSpecError(
+                f"system {self.name!r}: unit must be 'nodes' or 'processors', got {self.unit!r}"
+            )
         if not (self.bb_gb >= 0 and np.isfinite(self.bb_gb)):
             raise SystemSpecError(
                 f"system {self.name!r}: bb_gb must be a finite number >= 0, got {self.bb_gb!r}"
@@ -95,7 +104,7 @@ class System:
         object.__setattr__(self, "_thresholds", tuple(sizes[1:]))
 
     @classmethod
-    def simple(cls, name: str, nodes: int, bb_gb: float = 0.0, **kw: float) -> System:
+    def simple(cls, name: str, nodes: int, bb_gb: float = 0.0, **kw: Any) -> System:
         """A machine of identical nodes without local SSD."""
         return cls(name, (NodeGroup("compute", int(nodes), 0.0),), float(bb_gb), **kw)
 

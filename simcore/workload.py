@@ -12,8 +12,10 @@ Columns (all length ``n``, in submit order, read-only):
 ``runtime``         float64 seconds, the actual runtime from the trace (field 4)
 ``requested_time``  float64 seconds, the user's estimate (field 9); drives backfilling; a job
                     that runs longer is killed at its request (DESIGN.md)
-``nodes``           int64, requested processors (field 8, else allocated field 5); schedbench
-                    treats one SWF "processor" as one node, as BBSched does for Theta and Cori
+``nodes``           int64, the job's size in ``size_unit``: for an SWF trace the requested
+                    processors (field 8, else allocated field 5, ``size_unit = "processors"``);
+                    for the generators nodes. ``instances.units.fit_units`` converts processors
+                    to nodes when a trace meets a node-based machine
 ``bb_gb``           float64 shared burst buffer GB for the whole job (0 = none)
 ``ssd_gb``          float64 local SSD GB *per node* (BBSched §5; 0 = none)
 ``data_in_gb``      float64 data staged in before the run (BBSim three-phase lifecycle)
@@ -22,7 +24,8 @@ Columns (all length ``n``, in submit order, read-only):
                     kept so a workload round-trips and the writer can emit every field
 ``extra``           float64 (n, E): BBSched's extended columns 19+ (``extra_names``)
 
-Metadata: ``max_nodes`` (SWF header MaxNodes, else MaxProcs), ``header`` (the SWF header
+Metadata: ``max_nodes`` and ``max_procs`` (SWF header MaxNodes and MaxProcs, as given),
+``size_unit`` (``"nodes"`` or ``"processors"``: what ``nodes`` counts), ``header`` (the SWF header
 lines as ``(key, value)`` pairs), ``extra_capacities`` (capacities of the extended columns from
 BBSched's ``; BurstBuffer: c1, c2, ...`` header line), ``source`` (path or generator spec) and
 ``cleaning`` (what the reader removed or repaired, rule → count).
@@ -112,6 +115,25 @@ class Workload:
     header: tuple[tuple[str, str], ...] = ()
     source: str = ""
     cleaning: Mapping[str, int] = field(default_factory=dict)
+    max_procs: int | None = None
+    size_unit: str = "nodes"
+
+    @property
+    def machine_size(self) -> int | None:
+        """The machine's size in the unit of the job sizes (``size_unit``), from the header:
+        MaxProcs for processors (MaxNodes when MaxProcs is absent: one processor per node is
+        then all we can assume), MaxNodes for nodes."""
+        if self.size_unit == "processors":
+            return self.max_procs or self.max_nodes
+        return self.max_nodes or self.max_procs
+
+    @property
+    def procs_per_node(self) -> int | None:
+        """Processors per node from the header (MaxProcs / MaxNodes when both are given and
+        divide evenly), else None."""
+        if self.max_procs and self.max_nodes and self.max_procs % self.max_nodes == 0:
+            return self.max_procs // self.max_nodes
+        return None
 
     def __post_init__(self) -> None:
         n = np.asarray(self.job_id).shape[0] if np.ndim(self.job_id) == 1 else None
@@ -140,6 +162,10 @@ class Workload:
         extra.setflags(write=False)
         object.__setattr__(self, "extra", extra)
         object.__setattr__(self, "cleaning", dict(self.cleaning))
+        if self.size_unit not in ("nodes", "processors"):
+            raise WorkloadError(
+                f"workload 'size_unit': expected 'nodes' or 'processors', got {self.size_unit!r}"
+            )
         self._validate()
 
     def _validate(self) -> None:

@@ -324,17 +324,29 @@ def test_header_parsing(tmp_path: Path) -> None:
     )
     keys = [key for key, _ in w.header]
     assert "http" not in keys and len(keys) == 7  # continuation lines are not pairs
-    assert w.max_nodes == 128  # MaxProcs when there is no MaxNodes
+    assert w.max_nodes is None and w.max_procs == 128  # the header as given
+    assert w.machine_size == 128 and w.size_unit == "processors"
     assert dict(w.header)["EndTime"] == "Fri Aug 29 10:55:01 CEST 1997"
     assert keys[-1] == "Trailing"
 
 
-def test_max_nodes_prefers_max_nodes_and_ignores_non_integers(tmp_path: Path) -> None:
+def test_machine_size_is_in_processors_and_ignores_non_integers(tmp_path: Path) -> None:
     path = write(tmp_path, "; MaxProcs: 128", "; MaxNodes: 64", line(1, 0, 10, 2))
-    assert read_swf(path).max_nodes == 64
+    w = read_swf(path)
+    assert (w.max_nodes, w.max_procs, w.machine_size, w.procs_per_node) == (64, 128, 128, 2)
     path = write(tmp_path, "; MaxNodes: many", "; MaxProcs: 32", line(1, 0, 10, 2))
-    assert read_swf(path).max_nodes == 32
-    assert read_swf(write(tmp_path, line(1, 0, 10, 2))).max_nodes is None
+    w = read_swf(path)
+    assert (w.max_nodes, w.machine_size, w.procs_per_node) == (None, 32, None)
+    w = read_swf(write(tmp_path, "; MaxNodes: 16", line(1, 0, 10, 2)))
+    assert w.machine_size == 16  # no MaxProcs: one processor per node is all we can assume
+    assert read_swf(write(tmp_path, line(1, 0, 10, 2))).machine_size is None
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1e30", "10000000000"])
+def test_absurd_header_sizes_are_errors_naming_the_line(tmp_path: Path, value: str) -> None:
+    path = write(tmp_path, "; Version: 2", f"; MaxProcs: {value}", line(1, 0, 10, 2))
+    with pytest.raises(SwfError, match=rf"{path.name}:2: expected MaxProcs between 1 and"):
+        read_swf(path)
 
 
 def test_crlf_and_bom(tmp_path: Path) -> None:
