@@ -238,6 +238,7 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     for s0, e0, d0 in book.values():
         if e0 > now:
             _book(times, avails, max(s0, now), e0, d0, -1.0)
+    _drop_overbooked(times, avails, book, rest, now, K, b, eps)
     dem, hold = sim.dem, sim.hold
     free = sim.free
     blocked = False
@@ -278,6 +279,50 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         else:
             book[j] = (s, e, d)
             blocked = True
+
+
+def _drop_overbooked(
+    times: list[float],
+    avails: list[list[float]],
+    book: dict[int, tuple[float, float, tuple[float, ...]]],
+    order: list[int],
+    now: float,
+    K: int,
+    b: int,
+    eps: float,
+) -> None:
+    """Give back bookings the machine can no longer honour, lowest priority first, until no
+    resource is over-booked at any time.
+
+    A booking made at an earlier pass counted on resources that, in the three-phase lifecycle,
+    may since have been taken by stage-ins (staged jobs hold their stage-in buffer until they
+    run), so the profile can go negative under it. Left in place, such a booking blocks the
+    jobs booked behind it although it cannot start itself, and when no event is left to
+    revisit them the simulation stalls (issue 10: "stopped with 4 queued"). The job whose
+    booking is given back is placed again at its turn in this pass.
+    """
+    rank = {j: r for r, j in enumerate(order)}
+    while True:
+        bad = -1
+        res = 0
+        for m, row in enumerate(avails):
+            for k in range(K):
+                if row[k] < -(eps if k == b else 1e-9):
+                    bad, res = m, k
+                    break
+            if bad >= 0:
+                break
+        if bad < 0:
+            return
+        t = times[bad]
+        holders = [
+            j for j, (s0, e0, d0) in book.items() if max(s0, now) <= t < e0 and d0[res] > 0
+        ]
+        if not holders:
+            return  # over-committed by running jobs alone: not a booking's doing
+        victim = max(holders, key=lambda j: rank.get(j, -1))
+        s0, e0, d0 = book.pop(victim)
+        _book(times, avails, max(s0, now), e0, d0, 1.0)
 
 
 def _fits_span(

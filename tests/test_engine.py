@@ -578,3 +578,28 @@ def test_simulation_error_names_what_was_left():
 
     with pytest.raises(SimulationError, match="1 queued"):
         simulate(jobs(submit=[0], runtime=[1], nodes=[1]), M10, Idle(backfill="none"))
+
+
+# ----------------------------------------------------------------------------- regressions (issue 10)
+def test_three_phase_conservative_wfp_does_not_stall_on_an_overbooked_reservation():
+    """Found by the properties (wfp-conservative-window-naive-three-phase). Staged jobs hold
+    stage-in buffer; a reservation made earlier for job 13 (1 node, 7 GB of output buffer)
+    can no longer be honoured (6 GB left), yet it held the only node, so the jobs booked behind
+    it waited for a time at which no event was left: "stopped with 4 queued". Over-booked
+    reservations are now given back (lowest priority first) before anyone is placed."""
+    w = Workload.from_columns(
+        submit=[0.0] * 12 + [1.0] * 4,
+        runtime=[0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 4, 0, 0, 0, 0],
+        requested_time=[0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 4, 2, 0, 0, 0],
+        nodes=[1] * 16,
+        bb_gb=[0, 7] + [0] * 14,
+        data_in_gb=[1, 4, 0, 0, 0, 0, 0, 0, 0, 0, 18, 0, 0, 0, 0, 11],
+        data_out_gb=[0, 0, 6] + [0] * 9 + [7, 0, 0, 0],
+    )
+    system = System("bb", (NodeGroup("compute", 1, 0.0),), 39.0)
+    policy = WindowPolicy(
+        make_solver("naive"), window=1, starvation_bound=1, backfill="conservative"
+    )
+    r = simulate(w, system, policy, SimOptions(lifecycle="three-phase", priority="wfp"))
+    check_schedule(r, True)
+    assert (r.state == JobState.COMPLETED).all()
