@@ -208,6 +208,37 @@ def cell_failed(row: Mapping[str, Any]) -> bool:
     return False
 
 
+def failed_cells(
+    rows: Iterable[Mapping[str, Any]], width: int | None = 100
+) -> list[dict[str, Any]]:
+    """Cells that produced no usable result, with the reason (the ``error`` column, else the
+    decision's notes, else the status), for the table under a leaderboard. ``width`` cuts the
+    reason to one terminal line (None: whole)."""
+    out = []
+    for r in rows:
+        failed = cell_failed(r) if r.get("kind") == "decision" else r.get("status") != "completed"
+        if not failed:
+            continue
+        reason = str(r.get("error") or "").strip()
+        if not reason:
+            notes = _decision(r).get("notes") or []
+            reason = "; ".join(map(str, notes)) or f"status {r.get('status')}"
+        reason = " ".join(reason.split())  # one line: tracebacks and newlines folded
+        if width is not None and len(reason) > width:
+            reason = reason[: width - 1] + "…"
+        out.append(
+            {
+                "solver": r.get("solver"),
+                "family": r.get("family"),
+                "instance": r.get("instance"),
+                "rep": r.get("repetition"),
+                "status": r.get("status"),
+                "reason": reason,
+            }
+        )
+    return out
+
+
 def n_objectives(row: Mapping[str, Any]) -> int | None:
     """M of a decision cell: from its metrics, else its decision, else which metrics it has."""
     m = _number(_metrics(row).get("n_objectives"))
@@ -943,6 +974,13 @@ def html_report(
         tables += _table_html(sim_board)
     else:
         tables += _note("table-simulation", "No simulation cells in the store.")
+
+    failures = failed_cells(rows, width=None)
+    tables += "<h3>Failed cells</h3>"
+    if failures:
+        tables += _table_html(failures)
+    else:
+        tables += _note("table-failed", "No failed cells.")
 
     quality = _plot_or_note(
         lambda: _plot_quality_latency(decision_rows),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import math
 import re
@@ -145,9 +146,30 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _slug(text: str) -> str:
-    stem = Path(text.split("+")[0]).name if "/" in text or text.endswith((".swf", ".gz")) else text
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", stem.replace(".swf", ""))[:60].strip("_")
+def _slug(text: str, limit: int = 48) -> str:
+    """``text`` as a readable, shell- and glob-safe name part: runs of anything but letters,
+    digits, ``.`` and ``-`` become ``-``; cut at a word boundary within ``limit`` characters."""
+    words = [w for w in re.split(r"[^A-Za-z0-9.]+", text) if w]
+    out = ""
+    for word in words:
+        if out and len(out) + 1 + len(word) > limit:
+            break
+        out = f"{out}-{word}" if out else word[:limit]
+    return out or "run"
+
+
+def default_out_name(workload: str, policy: str, extra: str = "") -> str:
+    """The default ``--out`` folder name: the workload (a trace's file name, or the generator
+    spec) and the policy, each cut at a word boundary, plus 8 hex digits of a hash of the
+    whole configuration so that two runs that differ only past the cut do not collide."""
+    first = workload.split("+")[0]
+    if "/" in first or first.endswith((".swf", ".gz")):
+        name = Path(first).name.removesuffix(".gz").removesuffix(".swf")
+        workload_part = _slug(name + workload[len(first) :])
+    else:
+        workload_part = _slug(workload)
+    digest = hashlib.sha256(f"{workload}|{policy}|{extra}".encode()).hexdigest()[:8]
+    return f"{workload_part}_{_slug(policy, 32)}_{digest}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -183,7 +205,11 @@ def run(args: argparse.Namespace) -> int:
         if args.out
         else Path("results")
         / "simulate"
-        / (f"{_slug(args.workload)}-{policy.describe()}".replace("/", "_"))
+        / default_out_name(
+            args.workload,
+            policy.describe(),
+            f"{args.system}|{args.priority}|{args.lifecycle}|{args.params}|{args.seed}",
+        )
     )
     out.mkdir(parents=True, exist_ok=True)
     window = MeasurementWindow(warmup_s=args.warmup, cooldown_s=args.cooldown)

@@ -95,13 +95,13 @@ import platform
 import socket
 import sqlite3
 import subprocess
-import tempfile
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from bench._io import atomic_write
 from simcore.errors import SchedbenchError
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
@@ -968,17 +968,4 @@ def _pid_alive(pid: int) -> bool:
 
 def _atomic_write(path: Path, write: Any, *, text: bool) -> None:
     """Write ``path`` through a temporary file in the same directory, then rename it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        mode = "w" if text else "wb"
-        kwargs: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if text else {}
-        with os.fdopen(fd, mode, **kwargs) as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, write, text=text)

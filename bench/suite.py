@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from instances.workloads import check_workload_spec
 from simcore.errors import SchedbenchError, SolverParameterError, UnknownSolverError
 from simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
 from solvers import registry
@@ -467,6 +468,20 @@ def suite_from_dict(
         first = workload.split("+")[0]
         if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
             workload = str((base / first).resolve()) + workload[len(first) :]
+        try:  # its form, not its content: nothing is generated or read at load
+            check_workload_spec(workload)
+        except SchedbenchError as exc:
+            raise SuiteError(
+                src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
+            ) from None
+        try:  # a preset name, or a machine file read now (it is small)
+            from instances.systems import resolve_system
+
+            resolve_system(system)
+        except SchedbenchError as exc:
+            raise SuiteError(
+                src, f"{where}.system", "a preset or a machine .toml file", str(exc)
+            ) from None
 
         scen = Scenario(
             name=_get(src, sc, "name", where, str, check=bool, expected="a non-empty string"),

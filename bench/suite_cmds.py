@@ -149,9 +149,12 @@ def _print_report(
     store: Path, suite: str | None, *, markdown: bool, all_latency: bool, html: Path | None
 ) -> None:
     from bench import report
-    from bench.store import ResultStore
+    from bench.store import ResultStore, StoreError
 
     with ResultStore(store, readonly=True) as st:
+        if suite is not None and suite not in st.suites():
+            known = ", ".join(st.suites()) or "none"
+            raise StoreError(f"{store}: no suite {suite!r} in this store (suites: {known})")
         rows = st.rows(suite)
     fmt = "github" if markdown else "simple"
     dec = report.decision_leaderboard(rows, alone_only=not all_latency)
@@ -162,6 +165,12 @@ def _print_report(
     if sim:
         print("\nSimulations (per scenario and policy):")
         print(report.format_table(sim, fmt=fmt))
+    failures = report.failed_cells(rows)
+    if failures:
+        print(f"\nFailed cells ({len(failures)}):")
+        print(report.format_table(failures[:20], fmt=fmt))
+        if len(failures) > 20:
+            print(f"... and {len(failures) - 20} more (all of them in the HTML report)")
     if html is not None:
         out = report.html_report(rows, html, title=f"schedbench: {suite or store.name}")
         print(f"\nHTML report: {out}")
@@ -173,6 +182,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = Path(args.store)
     if not store.exists():
         raise StoreError(f"{store}: no such results store")
+    with ResultStore(store, readonly=True) as st:
+        if args.suite is not None and args.suite not in st.suites():
+            known = ", ".join(st.suites()) or "none"
+            raise StoreError(f"{store}: no suite {args.suite!r} in this store (suites: {known})")
     if args.export_csv or args.export_parquet:
         with ResultStore(store, readonly=True) as st:
             if args.export_csv:

@@ -53,14 +53,18 @@ def _kv(text: str, where: str) -> dict[str, Any]:
     return out
 
 
-def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Workload:
+def _check_keys(fn: Callable[..., Workload], where: str, kw: dict[str, Any]) -> None:
     params = inspect.signature(fn).parameters
     accepted = [p for p in params if params[p].kind is inspect.Parameter.KEYWORD_ONLY]
-    unknown = [k for k in kw if k not in params]
+    unknown = [k for k in kw if k not in accepted]
     if unknown:
         raise WorkloadSpecError(
             f"{where}: unknown key {unknown[0]!r}; accepted: {', '.join(accepted)}"
         )
+
+
+def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Workload:
+    _check_keys(fn, where, kw)
     try:
         return fn(*args, **kw)
     except TypeError as exc:
@@ -114,16 +118,67 @@ TRANSFORMS: dict[str, Callable[[Workload, str, str], Workload]] = {
 }
 
 
-def load_workload(spec: str, *, on_bad_line: str = "error") -> Workload:
-    """Resolve a workload spec (see the module docstring) into a :class:`Workload`."""
+def _split(spec: str) -> tuple[str, list[str]]:
+    """(source, transforms) of a spec; a path may itself contain '+': the source grows until
+    it names an existing file."""
     parts = spec.split("+")
-    # A path may itself contain '+': grow the source until it names an existing file.
     k = 1
     while (
         k < len(parts) and not Path(parts[0]).exists() and Path("+".join(parts[: k + 1])).exists()
     ):
         k += 1
-    source, transforms = "+".join(parts[:k]), parts[k:]
+    return "+".join(parts[:k]), parts[k:]
+
+
+def check_workload_spec(spec: str) -> None:
+    """Raise ``WorkloadSpecError`` for a spec that ``load_workload`` would refuse for its form —
+    unknown generator, transform or key, a value of the wrong kind, a missing file — without
+    generating or reading anything (for ``schedbench run --plan``)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise WorkloadSpecError(f"workload {spec!r}: expected an SWF path or a generator spec")
+    source, transforms = _split(spec)
+    kind, sep, args = source.partition(":")
+    if sep and kind in GENERATORS:
+        from instances.lublin import generate_lublin
+
+        where = f"workload {source!r}"
+        kw = _kv(args, where)
+        n = kw.pop("jobs", None)
+        if not isinstance(n, int) or n < 1:
+            raise WorkloadSpecError(f"{where}: jobs: expected an integer >= 1, got {n!r}")
+        _check_keys(generate_lublin, where, kw)
+    elif not Path(source).is_file():
+        raise WorkloadSpecError(
+            f"workload {source!r}: no such file, and not a generator "
+            f"({', '.join(g + ':...' for g in GENERATORS)})"
+        )
+    for t in transforms:
+        name, _, targs = t.partition(":")
+        where = f"workload transform {t!r}"
+        if name.strip() not in TRANSFORMS:
+            raise WorkloadSpecError(f"{where}: unknown; known: {', '.join(TRANSFORMS)}")
+        if name.strip() == "bbsched":
+            from instances.bbsched import SCENARIOS, bbsched_scenario
+
+            scen, _, rest = targs.partition(",")
+            if scen.strip().upper() not in SCENARIOS:
+                raise WorkloadSpecError(f"{where}: expected one of {', '.join(SCENARIOS)}")
+            _check_keys(bbsched_scenario, where, _kv(rest, where))
+        elif name.strip() == "arrivals":
+            try:
+                float(targs)
+            except ValueError:
+                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from None
+        elif name.strip() == "head":
+            try:
+                int(targs)
+            except ValueError:
+                raise WorkloadSpecError(f"{where}: expected an integer, got {targs!r}") from None
+
+
+def load_workload(spec: str, *, on_bad_line: str = "error") -> Workload:
+    """Resolve a workload spec (see the module docstring) into a :class:`Workload`."""
+    source, transforms = _split(spec)
     kind, sep, args = source.partition(":")
     if sep and kind in GENERATORS:
         w = GENERATORS[kind](args, f"workload {source!r}")

@@ -315,9 +315,7 @@ def _drop_overbooked(
         if bad < 0:
             return
         t = times[bad]
-        holders = [
-            j for j, (s0, e0, d0) in book.items() if max(s0, now) <= t < e0 and d0[res] > 0
-        ]
+        holders = [j for j, (s0, e0, d0) in book.items() if max(s0, now) <= t < e0 and d0[res] > 0]
         if not holders:
             return  # over-committed by running jobs alone: not a booking's doing
         victim = max(holders, key=lambda j: rank.get(j, -1))

@@ -277,3 +277,25 @@ def test_mutated_suites_are_an_error_or_a_plannable_suite(data):
         return
     _instances, dcells, scells = plan(suite)
     assert len(dcells) + len(scells) <= 500
+
+
+@pytest.mark.parametrize(
+    "workload, system, words",
+    [
+        ("lublin:jobz=20,nodes=64", "theta", "workload"),
+        ("lublin:jobs=20,nodes=64,colour=3", "theta", "unknown key 'colour'"),
+        ("lublin:jobs=20+bbsched:S9", "theta", "S1"),
+        ("lublin:jobs=20+arrivals:fast", "theta", "expected a number"),
+        ("lublin:jobs=20+teleport:3", "theta", "unknown"),
+        ("no/such/trace.swf", "theta", "no such file"),
+        ("lublin:jobs=20", "moon", "unknown system"),
+        ("lublin:jobs=20", "no-such-machine.toml", "no such machine file"),
+    ],
+)
+def test_bad_simulation_specs_fail_at_plan(tmp_path, workload, system, words):
+    text = SIMS.replace('"lublin:jobs=20,nodes=64,seed=1"', f'"{workload}"').replace(
+        'system = "theta"', f'system = "{system}"'
+    )
+    p = _write(tmp_path, "s.toml", text.format(extra=""))
+    with pytest.raises(SuiteError, match=words):
+        load_suite(p)

@@ -512,7 +512,8 @@ def test_html_report_full(all_rows, tmp_path):
     check_pngs(page.imgs)
     text = out.read_text(encoding="utf-8")
     assert "Full &lt;report&gt;" in text
-    assert text.count("<table>") == 3  # decision, decision by family, simulation
+    assert text.count("<table>") == 4  # decision, decision by family, simulation, failed cells
+    assert "<h3>Failed cells</h3>" in text
     assert 'href="http' not in text and 'src="http' not in text  # self-contained
 
 
@@ -534,6 +535,7 @@ def test_html_report_without_rows_has_only_notes(tmp_path):
     assert set(page.notes) == {
         "table-decision",
         "table-simulation",
+        "table-failed",
         "quality-latency",
         "latency-budget",
         "pareto",
