@@ -253,16 +253,10 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         old = book.pop(j, None)
         if old is not None and old[1] > now:
             _book(times, avails, max(old[0], now), old[1], old[2], 1.0)
-        slot = _earliest(times, avails, d, dur, K, b, eps)
-        if slot == 0 and sim.has_groups:
-            # Started now, it takes the SSD cut entries the node groups give it (a small-SSD
-            # job may spill onto larger-SSD nodes): book those, or wait if they conflict.
-            e = sim.effective_demand(j)
-            if e != d:
-                if _fits_span(times, avails, e, 0, dur, K, b, eps):
-                    d = e
-                else:
-                    slot = _earliest(times, avails, d, dur, K, b, eps, first=1)
+        if sim.has_groups:
+            slot, d = _earliest_on_groups(sim, j, times, avails, d, dur)
+        else:
+            slot = _earliest(times, avails, d, dur, K, b, eps)
         if slot < 0:
             # Cannot be placed on the known releases: only in the three-phase lifecycle, where
             # staged jobs hold stage-in buffer that is released only when they run. The job
@@ -279,6 +273,57 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         else:
             book[j] = (s, e, d)
             blocked = True
+
+
+def _spill(d: tuple[float, ...], avail: list[float], cuts: int) -> tuple[float, ...]:
+    """The demand vector a job of nominal demand ``d`` really takes from a machine with SSD
+    node groups whose free resources are ``avail``: its nodes come from the smallest adequate
+    SSD level first and spill onto larger-SSD nodes when those are short (as
+    ``Simulation._alloc_groups`` assigns them), so the ``nodes_ssd>=t`` entries (1..``cuts``)
+    can exceed the nominal ones.
+
+    Entry 0 counts all nodes and entry k the nodes with SSD >= the k-th threshold, so the free
+    nodes of level m (SSD between thresholds m and m+1) are ``avail[m] - avail[m+1]``.
+    """
+    need = d[0]
+    level = max((k for k in range(1, cuts + 1) if d[k] > 0), default=0)
+    taken = [0.0] * (cuts + 1)
+    for m in range(level, cuts + 1):
+        if need <= 0:
+            break
+        free_m = avail[m] - (avail[m + 1] if m < cuts else 0.0)
+        t = min(need, max(0.0, free_m))
+        taken[m] = t
+        need -= t
+    if need > 0:
+        return d  # it does not fit here at all; the caller's fit test says so
+    eff = list(d)
+    for k in range(1, cuts + 1):
+        eff[k] = float(sum(taken[k:]))
+    return tuple(eff)
+
+
+def _earliest_on_groups(
+    sim: Simulation,
+    j: int,
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    dur: float,
+) -> tuple[int, tuple[float, ...]]:
+    """The earliest slot for job ``j`` on a machine with SSD node groups, and the demand to book
+    there: at each candidate start the nodes the groups would give it then (``_spill``; for a
+    start now, what the engine's allocation will really take), which must fit for the whole
+    hold. Booking the nominal demand instead let a later job count on larger-SSD nodes that the
+    job, started at its booking, takes by spilling — and then its first reservation slipped
+    (issue 10, property "conservative never starts a job after its first reservation")."""
+    K, b, eps = sim.K, sim.bb_index, sim.bb_eps
+    cuts = len(sim._cut_groups)
+    for s in range(len(times)):
+        e = sim.effective_demand(j) if s == 0 else _spill(d, avails[s], cuts)
+        if _fits_span(times, avails, e, s, dur, K, b, eps):
+            return s, e
+    return -1, d
 
 
 def _drop_overbooked(

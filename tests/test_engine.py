@@ -12,7 +12,7 @@ import pytest
 
 from simcore.engine import SimOptions, SimulationError, simulate
 from simcore.errors import InvalidDecisionError
-from simcore.policies import NaivePolicy, WindowPolicy
+from simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
 from simcore.priority import WFP
 from simcore.problem import Decision, Status
 from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
@@ -603,3 +603,32 @@ def test_three_phase_conservative_wfp_does_not_stall_on_an_overbooked_reservatio
     r = simulate(w, system, policy, SimOptions(lifecycle="three-phase", priority="wfp"))
     check_schedule(r, True)
     assert (r.state == JobState.COMPLETED).all()
+
+
+def test_conservative_books_the_nodes_a_job_will_spill_onto():
+    """Found by the property "FCFS conservative never starts a job after its first reservation"
+    (SSD node groups, zero-length jobs). Job 9 (no SSD request) was booked on its nominal
+    demand at (almost) time 0, when only the 128 GB node would be free: it spills onto that
+    node. Job 10 (64 GB SSD) was booked on the same node, job 9 then could not start at its
+    booking and slipped to t=1. Bookings at a future instant now take the nodes the groups
+    would give then."""
+    w = Workload.from_columns(
+        submit=[0.0] * 11,
+        runtime=[0, 0, 0, 0, 0, 0, 1, 0, 2, 1, 0],
+        nodes=[1] * 11,
+        ssd_gb=[0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0],
+    )
+    system = System("ssd", (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0)))
+    first: dict[int, float] = {}
+
+    def spy(sim, rest, now):
+        conservative_backfill(sim, rest, now)
+        for j, (s, _e, _d) in sim.reservations.items():
+            first.setdefault(j, s)
+
+    policy = NaivePolicy(backfill="conservative")
+    policy._backfiller = spy
+    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    check_schedule(r, False)
+    assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
+    assert r.start[8] == 0.0  # job 9 starts at once, on the 128 GB node
