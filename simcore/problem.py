@@ -24,9 +24,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from simcore.errors import BudgetError, InvalidDecisionError, ProblemError
 
@@ -111,13 +112,28 @@ class SelectionProblem:
     positive values over the window (the most it could reach with unlimited capacity).
     """
 
+    if TYPE_CHECKING:  # what the constructor accepts; the attributes below are what it stores
+
+        def __init__(
+            self,
+            capacities: npt.ArrayLike,
+            demands: npt.ArrayLike,
+            objectives: npt.ArrayLike | None = None,
+            must_include: Iterable[int] = (),
+            resources: Iterable[str] = (),
+            objective_names: Iterable[str] = (),
+            objective_scales: npt.ArrayLike | None = None,
+        ) -> None: ...
+
     capacities: np.ndarray
     demands: np.ndarray
-    objectives: np.ndarray | None = None
+    # None (the default) means "the demands": after __post_init__ both are arrays, which is
+    # what every reader may rely on, hence the plain array annotation.
+    objectives: np.ndarray = None  # type: ignore[assignment]
     must_include: tuple[int, ...] = ()
     resources: tuple[str, ...] = ()
     objective_names: tuple[str, ...] = ()
-    objective_scales: np.ndarray | None = None
+    objective_scales: np.ndarray = None  # type: ignore[assignment]
     #: For each objective, the resource whose demand it equals, or -1 (derived, not an argument).
     objective_resource: tuple[int, ...] = field(init=False, default=())
 
@@ -367,14 +383,18 @@ class SelectionProblem:
             for key in ("capacities", "demands"):
                 if key not in data:
                     raise ProblemError(key, "a required key", None)
+            # Raw JSON values: __post_init__ converts and checks every one.
+            raw: dict[str, Any] = {
+                "capacities": data["capacities"],
+                "demands": data["demands"],
+                "objectives": data.get("objectives"),
+                "must_include": data.get("must_include", ()),
+                "objective_scales": data.get("objective_scales"),
+            }
             return cls(
-                capacities=data["capacities"],
-                demands=data["demands"],
-                objectives=data.get("objectives"),
-                must_include=data.get("must_include", ()),
                 resources=_names_of(data, "resources"),
                 objective_names=_names_of(data, "objective_names"),
-                objective_scales=data.get("objective_scales"),
+                **raw,
             )
         except ProblemError as exc:
             raise (exc.with_source(source) if source else exc) from None
@@ -495,6 +515,21 @@ class Decision:
     example that coarse units were used). ``latency_s`` is wall time measured around
     ``solve()`` by the caller (``simcore.solver.timed_solve``).
     """
+
+    if TYPE_CHECKING:  # what the constructor accepts (converted in __post_init__)
+
+        def __init__(
+            self,
+            status: Status | str,
+            selected: Iterable[int] = (),
+            objectives: Iterable[float] = (),
+            pareto: Iterable[ParetoPoint | tuple[Iterable[int], Iterable[float]]] = (),
+            trace: Iterable[TracePoint] = (),
+            stats: Mapping[str, Any] = ...,
+            notes: Iterable[str] = (),
+            solver: str = "",
+            latency_s: float = math.nan,
+        ) -> None: ...
 
     status: Status
     selected: tuple[int, ...] = ()

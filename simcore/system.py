@@ -172,7 +172,7 @@ class System:
                 return f"needs {nodes} nodes with >= {ssd_gb:g} GB SSD, the machine has {ok}"
         return None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "bb_gb": self.bb_gb,

@@ -83,7 +83,7 @@ class WorkloadError(SchedbenchError, ValueError):
 
 
 def _frozen(a: Any, dtype: type, n: int | None, name: str) -> np.ndarray:
-    arr = np.array(a, dtype=dtype, copy=True)
+    arr: np.ndarray = np.array(a, dtype=dtype, copy=True)
     if arr.ndim != 1:
         raise WorkloadError(
             f"workload column {name!r}: expected a 1-D array, got shape {arr.shape}"

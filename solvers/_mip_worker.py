@@ -146,7 +146,7 @@ def probe() -> dict[str, Any]:
         import highspy
 
         with contextlib.suppress(Exception):
-            versions["highs"] = highspy.Highs().version()
+            versions["highs"] = highspy.Highs().version()  # type: ignore[no-untyped-call]
     return {
         "status": "ok",
         "cbc": (cbc is not None, "" if cbc is not None else _CBC_INSTALL),
@@ -222,7 +222,7 @@ def solve_milp(request: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]
 
 
 def _reply(status: str, **fields: Any) -> dict[str, Any]:
-    out = {
+    out: dict[str, Any] = {
         "status": status,
         "x": None,
         "objective": None,
@@ -356,7 +356,7 @@ def _solve_highs(
     state["highs_threads"] = threads
     trace: list[tuple[float, float]] = []
 
-    class _HiGHS(pulp.HiGHS):
+    class _HiGHS(pulp.HiGHS):  # type: ignore[misc]  # PuLP is untyped
         """PuLP's HiGHS interface plus a warm start and an improving-solution callback."""
 
         def callSolver(self, lp: Any) -> None:

@@ -197,7 +197,9 @@ class BaseSolver:
             TracePoint(float(t), tuple(float(x) for x in np.asarray(obj) + offset))
             for t, obj in answer.trace
         )
-        common = dict(trace=trace, stats=answer.stats, notes=tuple(answer.notes), solver=self.id)
+        common: dict[str, Any] = dict(
+            trace=trace, stats=answer.stats, notes=tuple(answer.notes), solver=self.id
+        )
         if not selections:
             return Decision(answer.status, **common)
 
@@ -212,6 +214,8 @@ class BaseSolver:
         keep = np.flatnonzero(nondominated_mask(values))
         pareto = [ParetoPoint(selections[i], tuple(values[i])) for i in keep]
         chosen = type(self).decision_maker(problem, pareto)
+        if chosen is None:  # cannot happen: ``pareto`` holds at least one point
+            raise RuntimeError(f"{self.id}: the decision maker chose nothing from {pareto}")
         return Decision(
             answer.status,
             selected=chosen.selected,

@@ -75,7 +75,7 @@ def load_object(spec: str) -> type:
     except AttributeError:
         raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from None
     problem = _not_a_solver_class(obj)
-    if problem:
+    if problem or not isinstance(obj, type):
         raise SolverParameterError(
             f"{spec!r}: {problem}; expected a solver class with a `name` and a "
             "`solve(problem, budget)` method (nothing was called)"
@@ -140,7 +140,7 @@ def instantiate(
 ) -> Any:
     """Call a solver class with ``params``, checking names and converting strings by the
     declared parameter types; errors name the solver (``label``) and list its parameters."""
-    label = label or getattr(cls, "name", None) or getattr(cls, "__name__", str(cls))
+    label = str(label or getattr(cls, "name", None) or getattr(cls, "__name__", str(cls)))
     params = dict(params or {})
     types = parameter_types(cls)
     if types:
