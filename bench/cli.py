@@ -28,6 +28,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tabulate import tabulate
@@ -175,7 +176,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     rows = []
     failed = False
     for path, problem in problems:
-        results = []
+        results: list[tuple[Any, Decision | None, str]] = []
         for solver in solvers:
             ok, reason = solver.supports(problem)
             if not ok:

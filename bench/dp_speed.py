@@ -44,6 +44,7 @@ import traceback
 import tracemalloc
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +129,12 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
         ref_time, ref_value = [], {}
         for s in range(ref_seeds):
             p = problems[s]
-            t, sel = timed(lambda p=p: cerberus_dense_dp(p))
+            t, sel = timed(partial(cerberus_dense_dp, p))
             ref_time.append(t)
             ref_value[s] = p.evaluate(sel)[0]
         # Tracing every int the dense table allocates is slow (~30x the untraced time).
         ref_mem = [
-            traced_peak_mb(lambda p=problems[s]: cerberus_dense_dp(p))
+            traced_peak_mb(partial(cerberus_dense_dp, problems[s]))
             for s in range(ref_seeds if (w, free) in ref_mem_windows else 0)
         ]
         ref_t = statistics.median(ref_time)
@@ -158,8 +159,7 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
         for _key, solver in ours.items():
             decisions = [timed_solve(solver, problems[s], BUDGET) for s in range(our_seeds)]
             mem = [
-                traced_peak_mb(lambda p=problems[s], solver=solver: solver.solve(p, BUDGET))
-                for s in range(our_seeds)
+                traced_peak_mb(partial(solver.solve, problems[s], BUDGET)) for s in range(our_seeds)
             ]
             t = statistics.median(d.latency_s for d in decisions)
             m = statistics.median(mem)

@@ -530,11 +530,13 @@ def decision_quality(
     keys = keys if m == 1 else (*keys, "front_found", "front_size")
 
     usable = reference is not None and reference.status == Status.OPTIMAL
-    if usable and m >= 2 and not (reference.pareto or reference.objectives):
+    if (
+        reference is None
+        or (usable and m >= 2 and not (reference.pareto or reference.objectives))
+        or (usable and m == 1 and len(reference.objectives) != 1)
+    ):
         usable = False
-    if usable and m == 1 and len(reference.objectives) != 1:
-        usable = False
-    if not usable:
+    if not usable or reference is None:
         record["reference"] = "missing"
         if reference is not None:
             notes.append(f"reference status {reference.status.value} is not an exact answer")

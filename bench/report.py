@@ -335,13 +335,13 @@ def _latency_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return empty
     failed = [cell_failed(r) for r in used]
     if len(budgets) == 1:
-        lat = [math.nan if _latency(r) is None else _latency(r) for r in used]
+        lat = [math.nan if (x := _latency(r)) is None else x for r in used]
         stats = latency_stats(lat, budgets[0], failed=failed)
         budget: Any = budgets[0]
     else:
         # latency_stats takes one budget: charge each failure its own budget first, then pass
         # every cell as answered (nothing is charged twice) and count "within budget" per cell.
-        charged = [_charged(r) for r in used]
+        charged = [math.nan if (x := _charged(r)) is None else x for r in used]
         stats = latency_stats(charged, budgets[-1])
         within = [
             not f and (_latency(r) or 0.0) <= _budget(r) for r, f in zip(used, failed, strict=True)

@@ -188,7 +188,7 @@ def execute_decision(payload: dict[str, Any]) -> dict[str, Any]:
     )
     doc["objective_names"] = list(problem.objective_names)
     latency = decision.latency_s if math.isfinite(decision.latency_s) else None
-    row = {
+    row: dict[str, Any] = {
         "cell_id": cell.cell_id,
         "kind": "decision",
         "family": cell.family,
@@ -448,9 +448,11 @@ def _references(
             cache = caches[spec.id] = ReferenceCache(spec.id, store_path.parent / "references")
         progress(f"reference {spec.id}: {inst.family} {inst.label}")
         budget = Budget(deadline_s=30.0, seed=suite.seed)
-        ref = cache.get_or_compute(
-            inst.problem, lambda p, s=spec, b=budget: timed_solve(_solver(s), p, b)
-        )
+
+        def solve(p: SelectionProblem, s: SolverSpec = spec, b: Budget = budget) -> Decision:
+            return timed_solve(_solver(s), p, b)
+
+        ref = cache.get_or_compute(inst.problem, solve)
         out[key] = (
             ref if ref is not None and ref.status in (Status.OPTIMAL, Status.INFEASIBLE) else None
         )

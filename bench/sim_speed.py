@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += speed_rows(
             "KTH-SP2",
             w,
-            System.simple("kth", w.max_nodes),
+            System.simple("kth", w.machine_size or int(w.nodes.max())),
             args.repeat,
             reference=True,
             extra=not args.quick,

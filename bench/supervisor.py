@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, cast
 
 #: How often the parent looks at the deadlines when no worker has anything to say.
 POLL_S = 0.05
@@ -183,7 +183,8 @@ class SupervisedPool:
                     worker.give(pending.popleft())
                     busy[worker.conn] = worker
                 ready = wait([*busy], timeout=POLL_S)
-                for conn in ready:
+                for obj in ready:
+                    conn = cast(Connection, obj)  # wait() returns the objects it was given
                     worker = busy[conn]
                     item = worker.item
                     try:

@@ -33,7 +33,7 @@ class KnownOptimum:
 
 
 def _tokens(path: Path) -> list[tuple[str, int]]:
-    out = []
+    out: list[tuple[str, int]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         out.extend((tok, number) for tok in line.split())
     return out

@@ -117,7 +117,7 @@ def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
                         float(_number(g, "ssd_gb", where, default=0.0)),
                     )
                 )
-        kw = {
+        kw: dict[str, Any] = {
             k: float(_number(data, k, source, default=default))
             for k, default in (("bw_bb_gbps", 8.0), ("bw_io_gbps", 2.5))
         }

@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from simcore.errors import SchedbenchError
 from simcore.workload import Workload
@@ -176,7 +176,7 @@ def check_workload_spec(spec: str) -> None:
                 raise WorkloadSpecError(f"{where}: expected an integer, got {targs!r}") from None
 
 
-def load_workload(spec: str, *, on_bad_line: str = "error") -> Workload:
+def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error") -> Workload:
     """Resolve a workload spec (see the module docstring) into a :class:`Workload`."""
     source, transforms = _split(spec)
     kind, sep, args = source.partition(":")

@@ -30,7 +30,8 @@ from simcore.vet import vet
 
 @runtime_checkable
 class Solver(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def id(self) -> str: ...

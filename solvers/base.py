@@ -71,8 +71,8 @@ class Answer:
     """
 
     status: Status
-    selections: list[Sequence[int]] = field(default_factory=list)
-    trace: list[tuple[float, Sequence[float]]] = field(default_factory=list)
+    selections: Sequence[Sequence[int]] = field(default_factory=list)
+    trace: Sequence[tuple[float, Sequence[float]]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
