@@ -47,6 +47,7 @@ status is ``feasible`` (not proven optimal in the original units) and a note say
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +129,7 @@ class _Result:
     status: Status
     selections: list[list[int]]
     trace: list[tuple[float, list[float]]]
-    stats: dict
+    stats: dict[str, Any]
     notes: list[str]
 
 
@@ -547,6 +548,8 @@ def _pair_dp(
     a = pair.axis_resource
     o = 1 - a
     base = pair.key_base
+    if base is None:  # the caller only comes here with integral keys
+        raise ValueError("two-resource keys need an integral second resource")
     cap_a, cap_o = pair.cap_n, int(np.floor(pair.cap_b))
     dense = demands[:, a].astype(np.int64)
     other = demands[:, o].astype(np.int64)

@@ -701,7 +701,7 @@ class _MIPSolver(BaseSolver):
         selections = [model.selection(start)]
         if result.x is not None:
             selections.append(model.selection(result.x))
-        if result.status == "optimal":
+        if result.status == "optimal" and result.x is not None:
             if model.values(result.x)[0] < model.values(start)[0]:
                 return Status.FEASIBLE, selections, [_INCONSISTENT]
             return Status.OPTIMAL, selections, []
@@ -722,12 +722,16 @@ class _MIPSolver(BaseSolver):
         selections: list[list[int]] = []
         notes: list[str] = []
 
-        def second_stage(first: _Result, a: np.ndarray, b: np.ndarray, rows: list) -> tuple:
+        def second_stage(
+            first: _Result, a: np.ndarray, b: np.ndarray, rows: list[Any]
+        ) -> tuple[Any, ...]:
             """max b with a held at its stage-one value: (x, proven, status to end with)."""
             za = float(a @ first.x)
             fixed = (a, za, za if first.status == "optimal" else math.inf)
             second = session.solve(b, [*rows, fixed], start=first.x)
             x = second.x if second.x is not None else first.x
+            if x is None:  # neither stage found a point: nothing to add
+                return None, False, second.status
             selections.append(model.selection(x[:g]))
             session.record(_Result(second.status, x, {}), None)
             end = None

@@ -57,7 +57,7 @@ def weighted_objective(problem: SelectionProblem, weights: tuple[float, ...]) ->
     integral = (
         d is not None and decimals_needed(scales) == 0 and decimals_needed(problem.objectives) == 0
     )
-    if integral:
+    if integral and d is not None:
         int_w = np.round(w * 10.0**d)
         others = np.array([np.prod(np.delete(scales, i)) for i in range(problem.M)])
         row = (int_w * others) @ problem.objectives

@@ -38,6 +38,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -136,7 +137,7 @@ def _solver_name(solver: object) -> str:
 
 
 def _supported(
-    solver, problems: Iterable[tuple[str, SelectionProblem]]
+    solver: Any, problems: Iterable[tuple[str, SelectionProblem]]
 ) -> Iterator[tuple[str, SelectionProblem]]:
     any_ = False
     for label, problem in problems:
@@ -148,7 +149,7 @@ def _supported(
         raise _Skip("the solver declines every problem this check uses")
 
 
-def _solve(solver, problem: SelectionProblem, label: str, budget: Budget | None = None) -> Decision:
+def _solve(solver: Any, problem: SelectionProblem, label: str, budget: Budget | None = None) -> Decision:
     budget = budget or Budget(deadline_s=10.0, seed=7)
     try:
         decision = solver.solve(problem, budget)
@@ -201,7 +202,7 @@ def _check_answer(problem: SelectionProblem, d: Decision, label: str) -> None:
 
 
 # -- the checks --------------------------------------------------------------------------------
-def check_returns_decision(solver) -> None:
+def check_returns_decision(solver: Any) -> None:
     for label, problem in _suite_problems():
         answer = solver.supports(problem)
         if not (
@@ -217,12 +218,12 @@ def check_returns_decision(solver) -> None:
         _solve(solver, problem, label)
 
 
-def check_feasible(solver) -> None:
+def check_feasible(solver: Any) -> None:
     for label, problem in _supported(solver, _suite_problems()):
         _check_answer(problem, _solve(solver, problem, label), label)
 
 
-def check_must_include(solver) -> None:
+def check_must_include(solver: Any) -> None:
     cases = [
         (f"must_include(w=10,K={k},M={m})", random_problem(11 + k, 10, k, m, must_include=2))
         for k, m in ((1, 1), (2, 2), (2, 1))
@@ -246,7 +247,7 @@ def check_must_include(solver) -> None:
             )
 
 
-def check_budget(solver) -> None:
+def check_budget(solver: Any) -> None:
     warm_up(solver)
     limit = BUDGET_CHECK_DEADLINE_S * (1 + BUDGET_SLACK_REL) + BUDGET_SLACK_S
     cases = [
@@ -267,7 +268,7 @@ def check_budget(solver) -> None:
         _check_answer(problem, d, label)
 
 
-def check_deterministic(solver) -> None:
+def check_deterministic(solver: Any) -> None:
     cases = _suite_problems()[:5]
     for label, problem in _supported(solver, cases):
         a = _solve(solver, problem, label, Budget(deadline_s=10.0, seed=42))
@@ -276,7 +277,7 @@ def check_deterministic(solver) -> None:
             raise _fail(label, f"same seed, different answers: {a.selected} / {b.selected}")
 
 
-def check_not_mutated(solver) -> None:
+def check_not_mutated(solver: Any) -> None:
     for label, problem in _supported(solver, _suite_problems()):
         before = (
             problem.capacities.copy(),
@@ -300,7 +301,7 @@ def check_not_mutated(solver) -> None:
 
 
 def _expect_selection(
-    solver, label: str, problem: SelectionProblem, expected: tuple[int, ...]
+    solver: Any, label: str, problem: SelectionProblem, expected: tuple[int, ...]
 ) -> None:
     for lab, prob in _supported(solver, [(label, problem)]):
         d = _solve(solver, prob, lab)
@@ -313,7 +314,7 @@ def _expect_selection(
             raise _fail(lab, f"expected selection {expected}, got {d.selected}")
 
 
-def check_empty_window(solver) -> None:
+def check_empty_window(solver: Any) -> None:
     _expect_selection(
         solver,
         "empty window (M=1)",
@@ -325,7 +326,7 @@ def check_empty_window(solver) -> None:
     )
 
 
-def check_one_job(solver) -> None:
+def check_one_job(solver: Any) -> None:
     _expect_selection(
         solver, "one job that fits", SelectionProblem(capacities=[5, 5], demands=[[3, 2]]), (0,)
     )
@@ -334,7 +335,7 @@ def check_one_job(solver) -> None:
     )
 
 
-def check_everything_fits(solver) -> None:
+def check_everything_fits(solver: Any) -> None:
     demands = [[1, 2], [3, 1], [2, 2], [1, 1]]
     _expect_selection(
         solver,
@@ -350,7 +351,7 @@ def check_everything_fits(solver) -> None:
     )
 
 
-def check_nothing_fits(solver) -> None:
+def check_nothing_fits(solver: Any) -> None:
     demands = [[6, 1], [1, 9], [7, 7]]
     _expect_selection(
         solver, "nothing fits (M=2)", SelectionProblem(capacities=[5, 5], demands=demands), ()
@@ -370,7 +371,7 @@ class Check:
     name: str
     run: Callable[[object], None]
 
-    def __call__(self, solver) -> None:
+    def __call__(self, solver: Any) -> None:
         try:
             self.run(solver)
         except _Skip as skip:
@@ -406,7 +407,7 @@ class CheckResult:
     detail: str = ""
 
 
-def run_conformance(solver) -> list[CheckResult]:
+def run_conformance(solver: Any) -> list[CheckResult]:
     """Run every check against ``solver`` and report each outcome (never raises for a failure)."""
     results = []
     for check in CHECKS:
@@ -421,7 +422,7 @@ def run_conformance(solver) -> list[CheckResult]:
     return results
 
 
-def parametrize_conformance(solvers: Iterable[object]):
+def parametrize_conformance(solvers: Iterable[object]) -> Any:
     """``pytest.mark.parametrize("solver, check", ...)`` over solvers × checks, with readable ids."""
     import pytest
 
