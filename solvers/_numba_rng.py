@@ -9,6 +9,8 @@ that draws from it, or on the numba version.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -28,7 +30,7 @@ def new_state(seed: int) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def next_u64(state):
+def next_u64(state: Any) -> Any:
     """Next 64 random bits (advances ``state[0]``)."""
     z = state[0] + _GAMMA
     state[0] = z
@@ -38,20 +40,20 @@ def next_u64(state):
 
 
 @njit(cache=True, inline="always")
-def uniform(state):
+def uniform(state: Any) -> Any:
     """A float uniform in [0, 1) with 53 random bits."""
     return float(next_u64(state) >> _S11) * _TO_UNIT
 
 
 @njit(cache=True, inline="always")
-def randint(state, n):
+def randint(state: Any, n: Any) -> Any:
     """An integer uniform in 0..n-1 (n >= 1)."""
     k = int(uniform(state) * n)
     return k if k < n else n - 1
 
 
 @njit(cache=True, inline="always")
-def geometric_gap(state, log_keep):
+def geometric_gap(state: Any, log_keep: Any) -> Any:
     """Number of Bernoulli(p) failures before the next success, ``log_keep = log(1 - p)``.
 
     Used to skip straight to the next mutated gene instead of drawing one number per gene; the

@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -85,7 +86,7 @@ _MARGIN_S = 0.05
 _LEAN_DTIME = 0.5
 
 
-def _cp_model():
+def _cp_model() -> Any:
     # Imported on use: listing solvers must not pay for OR-Tools, and a process that never runs
     # CP-SAT never loads it (OR-Tools and highspy cannot share a process; see solvers/mip.py).
     from ortools.sat.python import cp_model
@@ -145,7 +146,7 @@ class CPSATSolver(BaseSolver):
         return answer
 
     # -- model --------------------------------------------------------------------------------
-    def _model(self, data: IntegralForm):
+    def _model(self, data: IntegralForm) -> Any:
         cp_model = _cp_model()
         model = cp_model.CpModel()
         w = data.demands.shape[0]
@@ -158,7 +159,9 @@ class CPSATSolver(BaseSolver):
         f = [sum(int(c) * x[j] for j, c in enumerate(row) if c) for row in data.objectives]
         return cp_model, model, x, f
 
-    def _solver(self, cp_model, budget: Budget, seconds: float, workers: int | None = None):
+    def _solver(
+        self, cp_model: Any, budget: Budget, seconds: float, workers: int | None = None
+    ) -> Any:
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = workers or self.workers
         solver.parameters.random_seed = budget.seed
@@ -172,7 +175,7 @@ class CPSATSolver(BaseSolver):
         trace: list[tuple[float, list[float]]] = []
         scale = data.objective_scale[0]
 
-        class Incumbents(cp_model.CpSolverSolutionCallback):
+        class Incumbents(cp_model.CpSolverSolutionCallback):  # type: ignore[misc,name-defined]
             def on_solution_callback(self) -> None:
                 trace.append((clock.elapsed(), [self.objective_value / scale]))
 
@@ -224,7 +227,7 @@ class CPSATSolver(BaseSolver):
             # solve over _LEAN_DTIME is redone with cuts, and so is the rest of this end.
             lean = not resource_objective
 
-            def step():
+            def step() -> tuple[Any, Any]:
                 """One solve under the current bounds: (CP-SAT status, solver), or (None, None)
                 when no time is left."""
                 nonlocal lean
@@ -365,9 +368,9 @@ class _End:
     primary: int
     secondary: int
     last: np.ndarray | None = None  # the last proven front point
-    found: list = field(default_factory=list)  # (time, selection, point)
+    found: list[Any] = field(default_factory=list)  # (time, selection, point)
     solves: int = 0
-    solver: object = None
+    solver: Any = None
 
 
 def _binding(data: IntegralForm) -> list[int]:
@@ -391,7 +394,7 @@ def _objective_follows_a_resource(data: IntegralForm) -> bool:
     return any(shape(row) in columns for row in data.objectives)
 
 
-def _tune_epsilon_step(cp_model, parameters, lean: bool) -> None:
+def _tune_epsilon_step(cp_model: Any, parameters: Any, lean: bool) -> None:
     """CP-SAT parameters for one ε-step (measurements in the module docstring). ``lean``: no cuts
     (they multiply the LP's size and cost more than they prune on these 2-resource knapsacks),
     branching guided by the LP, no presolve or inprocessing, and a work limit of ``_LEAN_DTIME``;
@@ -404,12 +407,12 @@ def _tune_epsilon_step(cp_model, parameters, lean: bool) -> None:
         parameters.max_deterministic_time = _LEAN_DTIME
 
 
-def _set_bounds(constraint, lower: int, upper: int) -> None:
+def _set_bounds(constraint: Any, lower: int, upper: int) -> None:
     """Rewrite the bounds of a one-interval linear constraint in place (the model is reused)."""
     domain = constraint.proto.linear.domain
     domain[0] = int(lower)
     domain[1] = int(upper)
 
 
-def _selected(solver, x) -> list[int]:
+def _selected(solver: Any, x: Any) -> list[int]:
     return [j for j, var in enumerate(x) if solver.boolean_value(var)]

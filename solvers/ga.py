@@ -72,6 +72,7 @@ search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -180,7 +181,9 @@ class _GAState:
     feasible: np.ndarray  # 2P, bool
     violation: np.ndarray  # 2P: total excess over the capacities, relative to each capacity
     members: np.ndarray  # P row indices, in (age, position) order
-    prob: tuple  # (demands w × K, gains w × M = objectives transposed, limit K, scale K)
+    prob: tuple[
+        np.ndarray, ...
+    ]  # (demands w × K, gains w × M = objectives transposed, limit K, scale K)
     rng: np.ndarray
     skip: np.ndarray  # genes left before the next mutation (geometric gap)
 
@@ -211,7 +214,7 @@ class _GAState:
         _ga_init(state.arrays(), prob, population, state.rng)
         return state
 
-    def arrays(self) -> tuple:
+    def arrays(self) -> tuple[Any, ...]:
         return (
             self.genes,
             self.age,
@@ -259,7 +262,7 @@ class _GAState:
 
 # -- numba kernels ---------------------------------------------------------------------------------
 @njit(cache=True)
-def _ga_init(pop, prob, population, rng):
+def _ga_init(pop: Any, prob: Any, population: Any, rng: Any) -> Any:
     """The random first generation in rows 0..P-1: every gene 0 or 1 with probability 1/2."""
     genes, value, usage, feasible, violation = pop[0], pop[2], pop[3], pop[4], pop[5]
     demands, gains, limit, scale = prob
@@ -280,7 +283,9 @@ def _ga_init(pop, prob, population, rng):
 
 
 @njit(cache=True)
-def _ga_generations(pop, prob, n_gen, log_keep, by_violation, rng, skip):
+def _ga_generations(
+    pop: Any, prob: Any, n_gen: Any, log_keep: Any, by_violation: Any, rng: Any, skip: Any
+) -> Any:
     """Run ``n_gen`` generations in place (crossover, mutation, selection, ageing; module doc).
 
     ``pop`` = (genes, age, value, usage, feasible, violation, members): arrays of 2P rows, the
@@ -412,7 +417,7 @@ def _ga_generations(pop, prob, n_gen, log_keep, by_violation, rng, skip):
 
 
 @njit(cache=True, inline="always")
-def _check(usage, row, limit, scale, violation):
+def _check(usage: Any, row: Any, limit: Any, scale: Any, violation: Any) -> Any:
     """Whether row ``row`` fits the capacities; its total excess over them, each resource's excess
     divided by its capacity (``scale``), goes into ``violation[row]``."""
     excess = 0.0
@@ -424,7 +429,7 @@ def _check(usage, row, limit, scale, violation):
 
 
 @njit(cache=True)
-def _sort_by_violation(rows, n, violation):
+def _sort_by_violation(rows: Any, n: Any, violation: Any) -> Any:
     """Sort rows[:n] by ascending violation, stably (insertion sort; n <= 2P)."""
     for i in range(1, n):
         item = rows[i]
@@ -436,7 +441,7 @@ def _sort_by_violation(rows, n, violation):
 
 
 @njit(cache=True, inline="always")
-def _dom_rows(value, a, b):
+def _dom_rows(value: Any, a: Any, b: Any) -> Any:
     """Row a of ``value`` Pareto-dominates row b (maximisation). Indices, not row views: views
     cost more than the comparison here."""
     strictly = False
@@ -449,7 +454,7 @@ def _dom_rows(value, a, b):
 
 
 @njit(cache=True, inline="always")
-def _same_rows(value, genes, a, b):
+def _same_rows(value: Any, genes: Any, a: Any, b: Any) -> Any:
     """Rows a and b hold the same chromosome (objective vectors compared first: cheaper)."""
     for i in range(value.shape[1]):
         if value[a, i] != value[b, i]:

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba import njit, objmode
@@ -164,7 +165,7 @@ class _Search:
     usage: np.ndarray  # cap × K resource usage
     level: np.ndarray  # cap uint8: neighbourhood level explored so far (0, 1, 2)
     counters: np.ndarray  # int64, slots _N.._ACCEPTED
-    prob: tuple  # see "Argument packs" below
+    prob: tuple[Any, ...]  # see "Argument packs" below
     rng: np.ndarray
 
     @classmethod
@@ -227,7 +228,7 @@ class _Search:
 
 
 @njit(cache=True)
-def _expired(stop):
+def _expired(stop: Any) -> Any:
     """True once the clock has passed ``stop[0]`` (a ``time.perf_counter`` time). Reads the
     clock only every 64th call (``stop[2]`` counts, ``stop[1]`` remembers expiry): a call through
     numba's object mode costs about a microsecond."""
@@ -246,7 +247,7 @@ def _expired(stop):
 
 
 @njit(cache=True)
-def _weakly_dominated(value, n, v):
+def _weakly_dominated(value: Any, n: Any, v: Any) -> Any:
     """Index of an archive member whose vector is >= v everywhere, or -1."""
     m = v.shape[0]
     for a in range(n):
@@ -261,7 +262,7 @@ def _weakly_dominated(value, n, v):
 
 
 @njit(cache=True)
-def _earlier_jobs(x, y):
+def _earlier_jobs(x: Any, y: Any) -> Any:
     """Selection x holds the first job on which x and y differ (BBSched's window-order tie-break)."""
     for j in range(x.shape[0]):
         if x[j] != y[j]:
@@ -270,21 +271,21 @@ def _earlier_jobs(x, y):
 
 
 @njit(cache=True)
-def _copy_row(table, row, values):
+def _copy_row(table: Any, row: Any, values: Any) -> Any:
     """table[row] = values, as a loop (compiles much faster than numba's slice assignment)."""
     for i in range(values.shape[0]):
         table[row, i] = values[i]
 
 
 @njit(cache=True)
-def _set(target, source):
+def _set(target: Any, source: Any) -> Any:
     """target[:] = source for 1-d arrays, as a loop (see ``_copy_row``)."""
     for i in range(target.shape[0]):
         target[i] = source[i]
 
 
 @njit(cache=True)
-def _sort_by(index, key):
+def _sort_by(index: Any, key: Any) -> Any:
     """Sort ``index`` in place by ascending key[index], stably (insertion sort: n <= w)."""
     for i in range(1, index.shape[0]):
         item = index[i]
@@ -296,7 +297,7 @@ def _sort_by(index, key):
 
 
 @njit(cache=True)
-def _offer(arc, x, v, u):
+def _offer(arc: Any, x: Any, v: Any, u: Any) -> Any:
     """Offer a feasible selection x (value v, usage u) to the archive. Returns 1 if it entered,
     0 if not, ``_FULL`` (2) when there is no room (the caller grows the archive and retries)."""
     genes, value, usage, level, counters = arc
@@ -341,7 +342,7 @@ def _offer(arc, x, v, u):
 
 
 @njit(cache=True)
-def _fits(u, limit):
+def _fits(u: Any, limit: Any) -> Any:
     for r in range(limit.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
         if u[r] > limit[r]:
             return False
@@ -349,7 +350,7 @@ def _fits(u, limit):
 
 
 @njit(cache=True)
-def _add(x, u, v, j, prob, sign):
+def _add(x: Any, u: Any, v: Any, j: Any, prob: Any, sign: Any) -> Any:
     """Add (sign 1) or remove (sign -1) job j: x, u, v updated in place."""
     demands, gains = prob[0], prob[1]
     x[j] = 1 if sign > 0 else 0
@@ -360,7 +361,7 @@ def _add(x, u, v, j, prob, sign):
 
 
 @njit(cache=True)
-def _fill(x, u, v, order, prob):
+def _fill(x: Any, u: Any, v: Any, order: Any, prob: Any) -> Any:
     """Add, in ``order``, every unselected job that still fits (x, u, v updated in place; a job
     with x[j] != 0 is skipped, so a caller can mark jobs to keep out)."""
     demands, limit = prob[0], prob[2]
@@ -379,14 +380,14 @@ def _fill(x, u, v, order, prob):
 
 
 @njit(cache=True)
-def _shuffle(order, rng):
+def _shuffle(order: Any, rng: Any) -> Any:
     for i in range(order.shape[0] - 1, 0, -1):
         j = randint(rng, i + 1)
         order[i], order[j] = order[j], order[i]
 
 
 @njit(cache=True)
-def _hill_climb(x, u, v, lam, prob):
+def _hill_climb(x: Any, u: Any, v: Any, lam: Any, prob: Any) -> Any:
     """Best-improvement local search on the weighted sum lam · v with add, drop and swap moves
     (at most 4w + 1 moves: a guard against float rounding)."""
     demands, gains, limit = prob[0], prob[1], prob[2]
@@ -442,7 +443,7 @@ def _hill_climb(x, u, v, lam, prob):
 
 
 @njit(cache=True)
-def _weights(t, total, scales, rng, lam):
+def _weights(t: Any, total: Any, scales: Any, rng: Any, lam: Any) -> Any:
     """Weight vector t of ``total`` (t < 0: a random one), divided by the objective scales."""
     m = lam.shape[0]
     if m == 1:
@@ -465,7 +466,7 @@ def _weights(t, total, scales, rng, lam):
 
 
 @njit(cache=True)
-def _seed(arc, prob, rng, weights):
+def _seed(arc: Any, prob: Any, rng: Any, weights: Any) -> Any:
     """Step 1 of the module docstring. Returns 2 when the archive is full."""
     demands, gains, limit, scales = prob[0], prob[1], prob[2], prob[3]
     w, k = demands.shape
@@ -510,7 +511,7 @@ def _seed(arc, prob, rng, weights):
 
 
 @njit(cache=True)
-def _try(arc, x0, d1, d2, j1, j2, u, v):
+def _try(arc: Any, x0: Any, d1: Any, d2: Any, j1: Any, j2: Any, u: Any, v: Any) -> Any:
     """Offer x0 − {d1, d2} + {j1, j2} (−1 = none), whose usage and value are u and v, unless
     the archive weakly dominates v."""
     if _weakly_dominated(arc[1], arc[4][0], v) >= 0:
@@ -526,7 +527,9 @@ def _try(arc, x0, d1, d2, j1, j2, u, v):
 
 
 @njit(cache=True)
-def _try_filled(arc, prob, x0, d1, d2, j1, u, v, order, x):
+def _try_filled(
+    arc: Any, prob: Any, x0: Any, d1: Any, d2: Any, j1: Any, u: Any, v: Any, order: Any, x: Any
+) -> Any:
     """``_try`` for x0 − {d1, d2} + {j1} after adding every other job that still fits, in
     ``order`` (the dropped jobs stay out); u and v must hold the exchange's usage and value and
     are overwritten; x is scratch space."""
@@ -546,7 +549,19 @@ def _try_filled(arc, prob, x0, d1, d2, j1, u, v, order, x):
 
 
 @njit(cache=True)
-def _explore_drop(arc, prob, x0, u0, v0, d1, d2, outs, order, level, scratch):
+def _explore_drop(
+    arc: Any,
+    prob: Any,
+    x0: Any,
+    u0: Any,
+    v0: Any,
+    d1: Any,
+    d2: Any,
+    outs: Any,
+    order: Any,
+    level: Any,
+    scratch: Any,
+) -> Any:
     """The exchanges that drop {d1, d2} (−1 = none) from x0 and add jobs of ``outs``
     (unselected, ascending in the tight resource). Level 1: add at most one job, and when
     something was dropped also the exchange followed by a fill. Level 2: the exchanges level 1
@@ -620,7 +635,7 @@ def _explore_drop(arc, prob, x0, u0, v0, d1, d2, outs, order, level, scratch):
 
 
 @njit(cache=True)
-def _explore(arc, prob, a, rng, level):
+def _explore(arc: Any, prob: Any, a: Any, rng: Any, level: Any) -> Any:
     """Step 2 of the module docstring for archive member a. Level 1: exchanges of at most one
     selected job for at most one unselected job, and exchanges that drop a job and add at most
     one followed by a fill in a random order. Level 2: the exchanges of up to two for up to two
@@ -668,7 +683,7 @@ def _explore(arc, prob, a, rng, level):
 
 
 @njit(cache=True)
-def _kick(arc, prob, rng):
+def _kick(arc: Any, prob: Any, rng: Any) -> Any:
     """Step 3 of the module docstring. Returns ``_offer``'s code."""
     genes, value, usage, counters = arc[0], arc[1], arc[2], arc[4]
     w = genes.shape[1]
@@ -705,7 +720,7 @@ def _kick(arc, prob, rng):
 
 
 @njit(cache=True)
-def _same_genes(x, y):
+def _same_genes(x: Any, y: Any) -> Any:
     for j in range(x.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
         if x[j] != y[j]:
             return False
@@ -713,7 +728,7 @@ def _same_genes(x, y):
 
 
 @njit(cache=True)
-def _first_at_level(level, n, want):
+def _first_at_level(level: Any, n: Any, want: Any) -> Any:
     for b in range(n):
         if level[b] == want:
             return b
@@ -721,7 +736,9 @@ def _first_at_level(level, n, want):
 
 
 @njit(cache=True)
-def _search(arc, prob, rng, weights, kicks, max_evaluations, depth):
+def _search(
+    arc: Any, prob: Any, rng: Any, weights: Any, kicks: Any, max_evaluations: Any, depth: Any
+) -> Any:
     """Seed (first call), then step until done: each step explores the oldest member not yet
     explored at level 1, else makes a kick while kicks are left, else (``depth`` 2) explores the
     oldest member not yet explored at level 2. Returns ``_DONE`` when the search is over,

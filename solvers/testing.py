@@ -38,8 +38,8 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -149,7 +149,9 @@ def _supported(
         raise _Skip("the solver declines every problem this check uses")
 
 
-def _solve(solver: Any, problem: SelectionProblem, label: str, budget: Budget | None = None) -> Decision:
+def _solve(
+    solver: Any, problem: SelectionProblem, label: str, budget: Budget | None = None
+) -> Decision:
     budget = budget or Budget(deadline_s=10.0, seed=7)
     try:
         decision = solver.solve(problem, budget)
