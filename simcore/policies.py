@@ -238,7 +238,7 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     for s0, e0, d0 in book.values():
         if e0 > now:
             _book(times, avails, max(s0, now), e0, d0, -1.0)
-    _drop_overbooked(times, avails, book, rest, now, K, b, eps)
+    _drop_overbooked(times, avails, book, rest, now, K, b, eps, len(sim._cut_groups))
     dem, hold = sim.dem, sim.hold
     free = sim.free
     blocked = False
@@ -319,11 +319,33 @@ def _earliest_on_groups(
     (issue 10, property "conservative never starts a job after its first reservation")."""
     K, b, eps = sim.K, sim.bb_index, sim.bb_eps
     cuts = len(sim._cut_groups)
-    for s in range(len(times)):
+    n = len(times)
+    for s in range(n):
         e = sim.effective_demand(j) if s == 0 else _spill(d, avails[s], cuts)
-        if _fits_span(times, avails, e, s, dur, K, b, eps):
+        end = times[s] + dur
+        m = s
+        while m < n and (times[m] < end or m == s):
+            if not _fits_levels(e, avails[m], cuts, K, b, eps):
+                break
+            m += 1
+        else:
             return s, e
     return -1, d
+
+
+def _fits_levels(
+    e: tuple[float, ...], avail: list[float], cuts: int, K: int, b: int, eps: float
+) -> bool:
+    """A booked allocation ``e`` (nodes per SSD cut, as ``_spill`` gives it) fits ``avail``
+    level by level: the nodes it takes between two SSD thresholds must be free there. Comparing
+    the cut entries alone is not enough — a job on the small-SSD nodes and a booking that counts
+    on the same nodes can both fit the cuts while the small level goes negative."""
+    for m in range(cuts + 1):
+        upper_e = e[m + 1] if m < cuts else 0.0
+        upper_a = avail[m + 1] if m < cuts else 0.0
+        if e[m] - upper_e > avail[m] - upper_a + 1e-9:
+            return False
+    return all(e[k] <= avail[k] + (eps if k == b else 0.0) for k in range(cuts + 1, K))
 
 
 def _drop_overbooked(
@@ -335,9 +357,11 @@ def _drop_overbooked(
     K: int,
     b: int,
     eps: float,
+    cuts: int = 0,
 ) -> None:
     """Give back bookings the machine can no longer honour, lowest priority first, until no
-    resource is over-booked at any time.
+    resource is over-booked at any time (with SSD node groups: no SSD level, see
+    ``_fits_levels``).
 
     A booking made at an earlier pass counted on resources that, in the three-phase lifecycle,
     may since have been taken by stage-ins (staged jobs hold their stage-in buffer until they
@@ -352,7 +376,9 @@ def _drop_overbooked(
         res = 0
         for m, row in enumerate(avails):
             for k in range(K):
-                if row[k] < -(eps if k == b else 1e-9):
+                # a node cut entry k counts levels k.. : level k is row[k] - row[k + 1]
+                level = row[k] - (row[k + 1] if k < cuts else 0.0) if k <= cuts else row[k]
+                if level < -(eps if k == b else 1e-9):
                     bad, res = m, k
                     break
             if bad >= 0:
@@ -360,12 +386,24 @@ def _drop_overbooked(
         if bad < 0:
             return
         t = times[bad]
-        holders = [j for j, (s0, e0, d0) in book.items() if max(s0, now) <= t < e0 and d0[res] > 0]
+
+        holders = [
+            j
+            for j, (s0, e0, d0) in book.items()
+            if max(s0, now) <= t < e0 and _takes(d0, res, cuts)
+        ]
         if not holders:
             return  # over-committed by running jobs alone: not a booking's doing
         victim = max(holders, key=lambda j: rank.get(j, -1))
         s0, e0, d0 = book.pop(victim)
         _book(times, avails, max(s0, now), e0, d0, 1.0)
+
+
+def _takes(d: tuple[float, ...], res: int, cuts: int) -> bool:
+    """Demand ``d`` uses resource ``res`` (for a node cut: nodes on that SSD level)."""
+    if res <= cuts:
+        return d[res] - (d[res + 1] if res < cuts else 0.0) > 0
+    return d[res] > 0
 
 
 def _fits_span(

@@ -632,3 +632,34 @@ def test_conservative_books_the_nodes_a_job_will_spill_onto():
     check_schedule(r, False)
     assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
     assert r.start[8] == 0.0  # job 9 starts at once, on the 128 GB node
+
+
+def test_conservative_checks_ssd_levels_not_only_cut_totals():
+    """Found by the same property after the fix above: job 4 (6 nodes) was booked at t=26 on the
+    single small-SSD node plus five others; job 8 (1 node, no SSD), arriving at 25, fitted the
+    cut totals beside that booking but took the same small-SSD node, and job 4 slipped to 27.
+    Bookings are now checked level by level (``_fits_levels``)."""
+    w = Workload.from_columns(
+        submit=[0, 0, 0, 0, 0, 0, 0, 25, 25],
+        runtime=[0, 26, 0, 0, 0, 0, 0, 2, 2],
+        requested_time=[0, 26, 0, 2, 0, 0, 0, 2, 2],
+        nodes=[1, 2, 1, 6, 1, 1, 1, 1, 1],
+    )
+    system = System(
+        "ssd",
+        (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 3, 128.0), NodeGroup("s256", 3, 256.0)),
+        40.0,
+    )
+    first: dict[int, float] = {}
+
+    def spy(sim, rest, now):
+        conservative_backfill(sim, rest, now)
+        for j, (s, _e, _d) in sim.reservations.items():
+            first.setdefault(j, s)
+
+    policy = NaivePolicy(backfill="conservative")
+    policy._backfiller = spy
+    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    check_schedule(r, False)
+    assert first[3] == 26.0 and r.start[3] == 26.0
+    assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
