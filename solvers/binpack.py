@@ -7,6 +7,11 @@ capacities — until no job fits. Ties go to the job nearer the head of the wind
 
 A resource with zero capacity contributes nothing to the score (only jobs that do not need it can
 fit anyway).
+
+Each pick costs O(w·K), so a large window with room for many jobs is O(w²) (22 s at w = 30,000).
+The clock is read before every pick; when the deadline comes, the remaining room is filled by
+the longest run of the still-open jobs, in window order, that fits (one vectorised pass), and the
+answer is ``timeout`` with a note saying how many jobs were picked by score.
 """
 
 from __future__ import annotations
@@ -36,6 +41,21 @@ class BinPackSolver(BaseSolver):
             open_ &= np.all(problem.demands <= remaining, axis=1)
             if not open_.any():
                 break
+            if clock.expired():
+                picked = len(chosen)
+                rest = np.flatnonzero(open_)
+                used = np.cumsum(problem.demands[rest], axis=0)
+                fits = np.all(used <= remaining, axis=1)
+                run = int(np.argmin(fits)) if not fits.all() else fits.size
+                chosen.extend(rest[:run].tolist())
+                return Answer(
+                    Status.TIMEOUT,
+                    [sorted(chosen)],
+                    notes=[
+                        f"deadline reached after {picked} picks by score; {run} more jobs "
+                        "added in window order"
+                    ],
+                )
             with np.errstate(over="ignore", invalid="ignore"):
                 score = norm_demand @ (np.clip(remaining, 0, None) / scale)
             score = np.nan_to_num(score, nan=0.0, posinf=np.finfo(float).max)

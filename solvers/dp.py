@@ -300,6 +300,10 @@ class _SingleBound:
     the best state itself: none of its completions can do better."""
 
     MAX_DENSE = 200_000
+    #: The table has (w + 1) x (cap + 1) entries; beyond this (32 MB) it is not built and the DP
+    #: runs without the bound: at w = 10,000 and a capacity of 10^5 the table alone took
+    #: 8 GB and minutes to fill, far past any budget (issue 11, unbounded work).
+    MAX_CELLS = 4_000_000
 
     def __init__(self, resource: int, dense: np.ndarray, gains: np.ndarray, cap: int):
         self.resource = resource
@@ -320,10 +324,13 @@ class _SingleBound:
     def build(
         cls, demands: np.ndarray, limit: np.ndarray, gains: np.ndarray
     ) -> _SingleBound | None:
+        rows = demands.shape[0] + 1
         options = [
             (np.floor(limit[r]), r)
             for r in range(limit.size)
-            if np.all(np.mod(demands[:, r], 1) == 0) and np.floor(limit[r]) <= cls.MAX_DENSE
+            if np.all(np.mod(demands[:, r], 1) == 0)
+            and np.floor(limit[r]) <= cls.MAX_DENSE
+            and rows * (np.floor(limit[r]) + 1) <= cls.MAX_CELLS
         ]
         if not options:
             return None
@@ -461,10 +468,15 @@ class _PairBound:
         """The bound for jobs in processing order, or None when no resource suits a dense axis."""
         r = [int(obj_res[0]), int(obj_res[1])]
         options = []
+        rows = demands.shape[0] + 1
         for axis in (0, 1):
             col = demands[:, r[axis]]
             cap = np.floor(limit[r[axis]])
-            if np.all(np.mod(col, 1) == 0) and cap <= cls.MAX_DENSE:
+            if (
+                np.all(np.mod(col, 1) == 0)
+                and cap <= cls.MAX_DENSE
+                and rows * (cap + 1) <= _SingleBound.MAX_CELLS
+            ):
                 options.append((cap, axis))
         if not options:
             return None

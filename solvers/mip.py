@@ -472,6 +472,9 @@ class _Session:
             now + solver.time_limit_s - clock.elapsed() if solver.time_limit_s > 0 else math.inf
         )
         self.end = min(budget_end, limit_end)
+        # The grace shrinks with short budgets (at most half the budget): a 1 s decision must
+        # not wait a whole extra second for a worker still building a huge model (issue 11).
+        self.grace = min(WORKER_GRACE_S, 0.5 * (clock.deadline - clock.start))
         self.limited_by = "the deadline" if budget_end <= limit_end else "time_limit_s"
         self.stopped_by_time = False
         self.lost_worker = False
@@ -521,12 +524,12 @@ class _Session:
             "cbc_options": list(CBC_OPTIONS),
         }
         sent = self.clock.elapsed()
-        reply = _WORKER.call(request, self.end + WORKER_GRACE_S)
+        reply = _WORKER.call(request, self.end + self.grace)
         self.solves += 1
         if reply is None:
             self.lost_worker = self.stopped_by_time = True
             self.messages.append(
-                f"the MIP worker did not answer within {WORKER_GRACE_S:g} s after the time limit "
+                f"the MIP worker did not answer within {self.grace:g} s after the time limit "
                 "(or died); it was killed and restarted"
             )
             return _Result("timeout", None, {})
