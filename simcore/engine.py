@@ -89,6 +89,7 @@ _LOAD_IN_DONE = 2  # stage-in buffer released
 _COMPUTE_DONE = 3  # run buffer released
 _LOAD_OUT_DONE = 4  # nodes released
 _DRAIN_DONE = 5  # stage-out buffer released; job complete
+_WAKE = 6  # nothing is released: a scheduling pass is due (``Simulation.wake_at``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +219,7 @@ class Simulation:
         #: conservative backfilling's reservations, kept between passes: job -> (start, end, demand)
         self.reservations: dict[int, tuple[float, float, tuple[float, ...]]] = {}
         self._heap: list[tuple[float, int, int, int]] = []
+        self._wakes: set[float] = set()
         self._seq = 0
         self.now = -math.inf
         # Outputs.
@@ -318,6 +320,18 @@ class Simulation:
         self.ssd_assigned_used -= sum(
             t * size for t, size in zip(taken, self.group_ssd, strict=True)
         )
+
+    def wake_at(self, t: float) -> None:
+        """Make sure a scheduling pass happens at ``t`` (> now) even if nothing ends then.
+
+        Conservative backfilling promises jobs a start at their booking; a booking is normally
+        at some running job's expected end, but when bookings had to move (WFP reordering, SSD
+        spill, three-phase stage-ins) one can sit at an instant no event visits, and with
+        nothing running the simulation would stop with jobs queued (issue 10).
+        """
+        if t > self.now and t not in self._wakes:
+            self._wakes.add(t)
+            self._push(t, _WAKE, -1)
 
     def _push(self, t: float, kind: int, j: int) -> None:
         self._seq += 1
@@ -447,7 +461,9 @@ class Simulation:
 
     def _on_three_phase(self, kind: int, j: int) -> None:
         now = self.now
-        if kind == _STAGE_IN_DONE:
+        if kind == _WAKE:
+            self._wakes.discard(now)
+        elif kind == _STAGE_IN_DONE:
             self._enqueue_run(j)
         elif kind == _LOAD_IN_DONE:
             self._release_bb(self.data_in[j])

@@ -283,6 +283,10 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         else:
             book[j] = (s, e, d)
             blocked = True
+    # A booking is a promise to start then: make sure the simulator looks at that instant.
+    upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
+    if upcoming:
+        sim.wake_at(min(upcoming))
 
 
 def _spill(d: tuple[float, ...], avail: list[float], cuts: int) -> tuple[float, ...]:

@@ -695,3 +695,32 @@ def test_zero_length_jobs_get_no_booking_and_delay_nobody():
     check_schedule(r, False)
     assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
     assert r.start[12] == 0.0 and all(requested[j] > 0 for j in first)
+
+
+def test_conservative_bookings_at_an_instant_no_event_visits_are_woken_up():
+    """Found by the properties (wfp-conservative-window-naive-three-phase, SSD node groups): at
+    t=31 nothing ran; WFP put a newly staged job ahead of two booked ones, the spill of its
+    allocation pushed all three bookings to t=34, and no event was left to visit t=34:
+    "stopped with 4 queued". Bookings now schedule a wake-up pass at their start."""
+    w = Workload.from_columns(
+        submit=[0.0] * 11 + [1.0],
+        runtime=[0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
+        requested_time=[0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 2, 0],
+        nodes=[1, 6, 1, 1, 4, 1, 1, 1, 1, 1, 1, 1],
+        bb_gb=[0, 0, 27, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        data_in_gb=[0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 5],
+        data_out_gb=[13, 14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    )
+    system = System(
+        "ssd",
+        (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 3, 128.0), NodeGroup("s256", 3, 256.0)),
+        40.0,
+        bw_bb_gbps=1.0,
+        bw_io_gbps=1.0,
+    )
+    policy = WindowPolicy(
+        make_solver("naive"), window=1, starvation_bound=1, backfill="conservative"
+    )
+    r = simulate(w, system, policy, SimOptions(lifecycle="three-phase", priority="wfp"))
+    check_schedule(r, True)
+    assert (r.state == JobState.COMPLETED).all()
