@@ -220,6 +220,7 @@ class Simulation:
         self.reservations: dict[int, tuple[float, float, tuple[float, ...]]] = {}
         self._heap: list[tuple[float, int, int, int]] = []
         self._wakes: set[float] = set()
+        self._woken = array("d")
         self._seq = 0
         self.now = -math.inf
         # Outputs.
@@ -463,6 +464,7 @@ class Simulation:
         now = self.now
         if kind == _WAKE:
             self._wakes.discard(now)
+            self._woken.append(now)
         elif kind == _STAGE_IN_DONE:
             self._enqueue_run(j)
         elif kind == _LOAD_IN_DONE:
@@ -695,6 +697,7 @@ class Simulation:
                 "jobs": self.n,
             },
             decision_latency_s=np.frombuffer(self.latencies, dtype=np.float64).copy(),
+            wake_times=np.frombuffer(self._woken, dtype=np.float64).copy(),
         )
 
 

@@ -259,7 +259,8 @@ def check_schedule(r: ScheduleResult, three_phase: bool) -> None:
                 r.last_release[ran],
             ]
         )
-    # The engine decides only at event instants: every start is one of them.
+    # The engine decides only at event instants (and wake-ups): every start is one of them.
+    events = np.concatenate([events, r.wake_times])
     assert (np.min(np.abs(start[:, None] - events[None, :]), axis=1) <= TOL).all()
 
     # Capacity, rebuilt from the intervals, at every instant something is taken.
