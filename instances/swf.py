@@ -139,6 +139,16 @@ _N_SWF = 18
 _JOB, _SUBMIT, _WAIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME, _STATUS = 0, 1, 2, 3, 4, 7, 8, 10
 _INTEGER_FIELDS = (_JOB, _ALLOC, _REQ_PROCS)
 _EXACT_INT = 2.0**53  # beyond this a float64 no longer holds every integer
+#: Sanity bounds (issue 11: times of 1e300 made a makespan of 1e300; a 40 MB line became one job
+#: with 20 M columns): times in seconds below 2^53 (beyond it float64 no longer counts whole
+#: seconds, and event times would collapse), processor counts at most 10^9, and at most 256
+#: extended columns.
+_MAX_TIME_S = _EXACT_INT
+_TIME_FIELDS = (_SUBMIT, _WAIT, _RUN, _REQ_TIME)
+_SIZE_FIELDS = (_ALLOC, _REQ_PROCS)
+_MAX_SIZE = 1e9
+_MAX_FIELDS = _N_SWF + 256
+_MAX_LINE_CHARS = 64 * 1024  # checked before a line is split into tokens
 _CHUNK = 4096  # job lines per loadtxt call when looking for bad lines
 
 _HEADER_LINE = re.compile(r"\s*([A-Za-z][\w.-]*)\s*:(?!//)\s*(.*?)\s*$")
@@ -272,8 +282,15 @@ def _loadtxt(text: str, max_rows: int | None) -> np.ndarray | None:
 
 
 def _table_ok(table: np.ndarray) -> bool:
-    """All values finite, and job numbers / processor counts integers."""
+    """All values finite and within the sanity bounds, and job numbers / processor counts
+    integers."""
     if not np.isfinite(table).all():
+        return False
+    if table.shape[1] > _MAX_FIELDS:
+        return False
+    if (table[:, list(_TIME_FIELDS)] > _MAX_TIME_S).any():
+        return False
+    if (table[:, list(_SIZE_FIELDS)] > _MAX_SIZE).any():
         return False
     for j in _INTEGER_FIELDS:
         col = table[:, j]
@@ -289,6 +306,8 @@ def _field_name(j: int) -> str:
 
 def _parse_line(tokens: list[str], width: int) -> list[float] | tuple[str, str]:
     """The values of one job line, or (expected, got) describing what is wrong with it."""
+    if len(tokens) > _MAX_FIELDS:
+        return f"at most {_MAX_FIELDS} fields", str(len(tokens))
     if len(tokens) != width:
         return f"{width} fields", str(len(tokens))
     values = []
@@ -303,6 +322,10 @@ def _parse_line(tokens: list[str], width: int) -> list[float] | tuple[str, str]:
             return f"a finite number in {_field_name(j)}", repr(tok)
         if j in _INTEGER_FIELDS and not (value == int(value) and abs(value) < _EXACT_INT):
             return f"an integer in {_field_name(j)}", repr(tok)
+        if j in _TIME_FIELDS and value > _MAX_TIME_S:
+            return f"at most 2^53 seconds in {_field_name(j)}", repr(tok)
+        if j in _SIZE_FIELDS and value > _MAX_SIZE:
+            return f"at most {_MAX_SIZE:.0e} processors in {_field_name(j)}", repr(tok)
         values.append(value)
     return values
 
@@ -314,8 +337,10 @@ def _parse_slow(
     jobs = _job_lines(text)
     width, first_line = _N_SWF, None
     for number, raw in jobs:
+        if len(raw) > _MAX_LINE_CHARS:
+            continue  # reported as a bad line below; never the model for the others
         count = len(raw.split())
-        if count >= _N_SWF:
+        if _N_SWF <= count <= _MAX_FIELDS:
             width, first_line = count, number
             break
     rows: list[np.ndarray] = []
@@ -338,7 +363,11 @@ def _parse_slow(
         for number, raw in chunk:
             if kept + len(good) >= limit:
                 break
-            parsed = _parse_line(raw.split(), width)
+            parsed: list[float] | tuple[str, str] = (
+                (f"a job line of at most {_MAX_LINE_CHARS:,} characters", f"{len(raw):,}")
+                if len(raw) > _MAX_LINE_CHARS
+                else _parse_line(raw.split(), width)
+            )
             if isinstance(parsed, tuple):
                 if on_bad_line == "error":
                     expected, got = parsed

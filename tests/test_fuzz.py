@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -299,3 +300,62 @@ def test_bad_simulation_specs_fail_at_plan(tmp_path, workload, system, words):
     p = _write(tmp_path, "s.toml", text.format(extra=""))
     with pytest.raises(SuiteError, match=words):
         load_suite(p)
+
+
+# ----------------------------------------------------------------------------- SWF
+from instances.swf import read_swf  # noqa: E402
+
+
+def _swf_line(job: int, submit: object, run: object, procs: object, req: object = 3600) -> str:
+    return f"{job} {submit} -1 {run} {procs} -1 -1 {procs} {req} -1 1 1 1 -1 -1 -1 -1 -1"
+
+
+BAD_SWF = {
+    "MaxNodes 1e30": "; MaxNodes: 1e30\n" + _swf_line(1, 0, 10, 2) + "\n",
+    "submit 1e300": _swf_line(1, 0, 10, 2) + "\n" + _swf_line(2, "1e300", 10, 2) + "\n",
+    "runtime 1e300": _swf_line(1, 0, "1e300", 2) + "\n",
+    "a trillion processors": _swf_line(1, 0, 10, 10**12) + "\n",
+    "a 4 MB line": _swf_line(1, 0, 10, 2) + " 1" * 2_000_000 + "\n" + _swf_line(2, 1, 10, 2),
+    "NaN runtime": _swf_line(1, 0, "nan", 2) + "\n",
+    "text in a field": _swf_line(1, 0, "ten", 2) + "\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SWF))
+def test_bad_swf_gets_an_error_naming_the_line(tmp_path, case):
+    p = _write(tmp_path, "t.swf", BAD_SWF[case])
+    with pytest.raises(SchedbenchError) as info:
+        read_swf(p)
+    message = str(info.value)
+    assert f"{p}:" in message and len(message) < 400
+
+
+swf_token = st.one_of(
+    st.integers(-(10**15), 10**15).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["-1", "0", "1e300", "x", "1_000", "", ";", "0x10"]),
+)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    field=st.integers(0, 19),
+    token=swf_token,
+    extra_lines=st.lists(st.sampled_from(["; MaxProcs: 64", "", "   ", "; note"]), max_size=3),
+)
+def test_mutated_swf_is_an_error_or_a_valid_workload(tmp_path_factory, field, token, extra_lines):
+    fields = _swf_line(2, 5, 100, 4).split()
+    if field < len(fields):
+        fields[field] = token
+    else:
+        fields.append(token)
+    text = "\n".join([*extra_lines, _swf_line(1, 0, 10, 2), " ".join(fields)]) + "\n"
+    p = tmp_path_factory.mktemp("swf") / "t.swf"
+    p.write_text(text)
+    try:
+        w = read_swf(p)
+    except SchedbenchError as exc:
+        assert f"{p}" in str(exc)
+        return
+    assert (w.nodes >= 1).all() and (w.runtime >= 0).all() and (w.submit <= 2.0**53).all()
+    assert (np.diff(w.submit) >= 0).all()
