@@ -26,6 +26,7 @@ that is killed at deadline + grace (``GRACE_S``); a hang is recorded as ``timeou
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import multiprocessing as mp
 import sys
@@ -106,6 +107,12 @@ def solve_isolated(
     the solver's latency); ``grace_s`` defaults to :data:`GRACE_S`.
     """
     grace_s = GRACE_S if grace_s is None else grace_s
+    if mp.current_process().daemon:
+        # A daemonic process (e.g. a worker of someone else's Dask cluster) may not start
+        # children: solve here, unprotected, and say so.
+        decision = timed_solve(build_solver(spec), problem, budget)
+        note = "not isolated: this worker process is daemonic and may not start children"
+        return dataclasses.replace(decision, notes=(*decision.notes, note))
     ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(
@@ -264,6 +271,14 @@ def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        base = payload.get("base_dir")
+        if base:  # never quote a file outside the suite's folder (issue 11)
+            from bench.suite import redact_outside
+
+            message = f"{type(exc).__name__}: {exc}"
+            redacted = redact_outside(message, [sc.workload.split("+")[0]], Path(base))
+            if redacted != message:
+                error = redacted  # without the traceback, which may quote the file too
     return {
         "cell_id": cell.cell_id,
         "kind": "simulation",
@@ -298,6 +313,34 @@ def _execute(payload: dict[str, Any]) -> dict[str, Any]:
     return fn(payload)
 
 
+_SUPERVISED: SupervisedPool | None = None
+
+
+def _startup_limit(payload: dict[str, Any]) -> float | None:
+    """A decision cell must reach its solver call within the start-up allowance (imports,
+    warm-up such as numba compilation); a simulation may compute for long between calls."""
+    return ISOLATION_STARTUP_S if payload["kind"] == "decision" else None
+
+
+def _execute_supervised(payload: dict[str, Any]) -> dict[str, Any]:
+    """``_execute`` on this process's own supervised child (kept between cells): what a Dask
+    worker runs. A daemonic worker (someone else's cluster) may not start children; it runs the
+    cell itself, unprotected."""
+    global _SUPERVISED
+    if mp.current_process().daemon:
+        return _execute(payload)
+    if _SUPERVISED is None:
+        _SUPERVISED = SupervisedPool(_execute, 1, grace_s=GRACE_S, startup_s=_startup_limit)
+    out: list[dict[str, Any]] = []
+    _SUPERVISED.run(
+        [payload],
+        lambda _p, row: out.append(row),
+        lambda p, failure: out.append(_failed_row(p, failure)),
+        keep_workers=True,
+    )
+    return out[0]
+
+
 # ---------------------------------------------------------------------- executors
 class LocalExecutor:
     """Cells on a supervised pool of spawned worker processes (``bench/supervisor.py``): every
@@ -315,12 +358,7 @@ class LocalExecutor:
         self, payloads: list[dict[str, Any]], on_result: Callable[[dict[str, Any]], None]
     ) -> None:
         pool = SupervisedPool(
-            _execute,
-            self.workers,
-            grace_s=self.grace_s,
-            # A decision cell must reach its solver call within the start-up allowance (imports,
-            # warm-up such as numba compilation); a simulation may compute for long between calls.
-            startup_s=lambda p: ISOLATION_STARTUP_S if p["kind"] == "decision" else None,
+            _execute, self.workers, grace_s=self.grace_s, startup_s=_startup_limit
         )
         pool.run(
             payloads,
@@ -350,12 +388,22 @@ class DaskExecutor:
             client = Client(self.scheduler)
             self.workers = max(1, len(client.scheduler_info().get("workers", {})))
         else:
-            cluster = LocalCluster(
-                n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+            import dask
+
+            # Non-daemonic workers may start the isolation children that bound every solver
+            # call (see below); Dask's default makes them daemonic.
+            with dask.config.set({"distributed.worker.daemon": False}):
+                cluster = LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
             client = Client(cluster)
         try:
-            futures = [client.submit(_execute, p, pure=False) for p in payloads]
+            # Each Dask worker runs its cells on a supervised child of its own (kept between
+            # cells), so the hard deadline per solver call holds in this mode too.
+            futures = [client.submit(_execute_supervised, p, pure=False) for p in payloads]
             by_key = {f.key: p for f, p in zip(futures, payloads, strict=True)}
             for f in as_completed(futures):
                 try:
@@ -525,7 +573,10 @@ def run_suite(
                 "isolate": isolate or c.solver.isolate,
             }
         )
-    payloads += [{"kind": "simulation", "cell": c, "isolate": False} for c in scells]
+    payloads += [
+        {"kind": "simulation", "cell": c, "isolate": False, "base_dir": str(suite.base_dir)}
+        for c in scells
+    ]
     ex: LocalExecutor | DaskExecutor
     if executor == "local":
         ex = LocalExecutor(workers)

@@ -166,16 +166,22 @@ class SupervisedPool:
         self._startup = startup_s if callable(startup_s) else (lambda _item: startup_s)
         self._ctx = mp.get_context("spawn")
         self._live: list[_Worker] = []
+        self._idle: list[_Worker] = []
 
     def run(
         self,
         items: Iterable[Any],
         on_result: Callable[[Any, Any], None],
         on_failure: Callable[[Any, Failure], None],
+        *,
+        keep_workers: bool = False,
     ) -> None:
+        """``keep_workers``: leave the idle workers running for the next ``run`` (a pool kept by
+        a long-lived process, such as a Dask worker); otherwise they are stopped at the end."""
         pending = deque(items)
-        idle: list[_Worker] = []
+        idle = self._idle
         busy: dict[Connection, _Worker] = {}
+        finished = False
         try:
             while pending or busy:
                 while pending and (idle or len(self._live) < self.workers):
@@ -211,13 +217,16 @@ class SupervisedPool:
                         item = worker.item
                         self._retire(worker)
                         on_failure(item, failure)
+            finished = True
         finally:
-            for worker in list(self._live):
-                if worker in idle:
-                    worker.stop()
-                else:
-                    worker.kill()
-            self._live.clear()
+            if not (finished and keep_workers):
+                for worker in list(self._live):
+                    if worker in idle:
+                        worker.stop()
+                    else:
+                        worker.kill()
+                self._live.clear()
+                idle.clear()
 
     def _spawn(self) -> _Worker:
         worker = _Worker(self._ctx, self.fn)
@@ -253,6 +262,7 @@ class SupervisedPool:
         for worker in self._live:
             worker.kill()
         self._live.clear()
+        self._idle.clear()
 
 
 def pid_alive(pid: int) -> bool:

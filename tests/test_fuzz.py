@@ -359,3 +359,26 @@ def test_mutated_swf_is_an_error_or_a_valid_workload(tmp_path_factory, field, to
         return
     assert (w.nodes >= 1).all() and (w.runtime >= 0).all() and (w.submit <= 2.0**53).all()
     assert (np.diff(w.submit) >= 0).all()
+
+
+def test_a_simulation_error_never_quotes_a_file_outside_the_suite(tmp_path):
+    from bench.runner import run_suite
+    from bench.store import ResultStore
+
+    secret = tmp_path / "outside" / "secret.swf"
+    secret.parent.mkdir()
+    secret.write_text("TOP-SECRET not a job line at all\n")
+    suite_dir = tmp_path / "suite"
+    suite_dir.mkdir()
+    p = _write(
+        suite_dir,
+        "s.toml",
+        SUITE_HEAD + '[[simulations]]\nname = "s"\nworkload = "../outside/secret.swf"\n'
+        'system = "theta"\npolicies = ["naive"]\n',
+    )
+    store = tmp_path / "r.sqlite"
+    run_suite(load_suite(p), store_path=store, show_progress=False)
+    with ResultStore(store, readonly=True) as st:
+        (row,) = st.rows("fuzz")
+    assert row["status"] == "error" and "secret.swf" in row["error"]
+    assert "TOP-SECRET" not in row["error"]

@@ -373,3 +373,19 @@ def test_begin_run_exclusive_checks_inside_the_write_transaction(tmp_path):
         with pytest.raises(ConcurrentRunError, match="being run"):
             b.begin_run("s", {}, exclusive=True)
         b.begin_run("other", {}, exclusive=True)  # another suite is fine
+
+
+def test_a_dask_run_also_kills_a_hanging_solver_at_budget_plus_grace(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    text = MISBEHAVING.replace('[[solvers]]\nname = "tests.plugins_for_suites:Exiter"\n', "")
+    suite = load_suite(write(tmp_path, text))
+    store = tmp_path / "d.sqlite"
+    t0 = time.perf_counter()
+    run_suite(suite, store_path=store, executor="dask", workers=1, show_progress=False)
+    elapsed = time.perf_counter() - t0
+    with ResultStore(store, readonly=True) as st:
+        rows = {r["solver_name"].split(":")[-1].lower(): r for r in st.rows()}
+    assert rows["sleeper"]["status"] == "timeout" and "grace" in rows["sleeper"]["error"]
+    assert "KeyboardInterrupt" in rows["interrupter"]["error"]
+    assert rows["dp"]["status"] == "optimal"
+    assert elapsed < 60  # a 3,600 s sleep, killed at 1 s + 5 s grace
