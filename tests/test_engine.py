@@ -581,6 +581,22 @@ def test_simulation_error_names_what_was_left():
 
 
 # ----------------------------------------------------------------------------- regressions (issue 10)
+
+
+def _fcfs_conservative_with_first_bookings(w, system):
+    """Simulate FCFS + conservative (classic lifecycle); also return each job's first booking."""
+    first: dict[int, float] = {}
+
+    def spy(sim, rest, now):
+        conservative_backfill(sim, rest, now)
+        for j, (s, _e, _d) in sim.reservations.items():
+            first.setdefault(j, s)
+
+    policy = NaivePolicy(backfill="conservative")
+    policy._backfiller = spy
+    return simulate(w, system, policy, SimOptions(priority="fcfs")), first
+
+
 def test_three_phase_conservative_wfp_does_not_stall_on_an_overbooked_reservation():
     """Found by the properties (wfp-conservative-window-naive-three-phase). Staged jobs hold
     stage-in buffer; a reservation made earlier for job 13 (1 node, 7 GB of output buffer)
@@ -619,16 +635,7 @@ def test_conservative_books_the_nodes_a_job_will_spill_onto():
         ssd_gb=[0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0],
     )
     system = System("ssd", (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0)))
-    first: dict[int, float] = {}
-
-    def spy(sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
-            first.setdefault(j, s)
-
-    policy = NaivePolicy(backfill="conservative")
-    policy._backfiller = spy
-    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)
     assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
 
@@ -649,16 +656,7 @@ def test_conservative_checks_ssd_levels_not_only_cut_totals():
         (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 3, 128.0), NodeGroup("s256", 3, 256.0)),
         40.0,
     )
-    first: dict[int, float] = {}
-
-    def spy(sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
-            first.setdefault(j, s)
-
-    policy = NaivePolicy(backfill="conservative")
-    policy._backfiller = spy
-    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)
     assert first[3] == 26.0 and r.start[3] == 26.0
     assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
@@ -682,16 +680,7 @@ def test_zero_length_jobs_get_no_booking_and_delay_nobody():
         (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0), NodeGroup("s256", 1, 256.0)),
         40.0,
     )
-    first: dict[int, float] = {}
-
-    def spy(sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
-            first.setdefault(j, s)
-
-    policy = NaivePolicy(backfill="conservative")
-    policy._backfiller = spy
-    r = simulate(w, system, policy, SimOptions(priority="fcfs"))
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)
     assert all(r.start[j] <= s + 1e-9 for j, s in first.items())
     assert r.start[12] == 0.0 and all(requested[j] > 0 for j in first)
