@@ -220,6 +220,7 @@ class Simulation:
         self.reservations: dict[int, tuple[float, float, tuple[float, ...]]] = {}
         self._heap: list[tuple[float, int, int, int]] = []
         self._wakes: set[float] = set()
+        self._next_arrival = 0  # index of the next job to arrive (for wake_at)
         self._woken = array("d")
         self._seq = 0
         self.now = -math.inf
@@ -330,9 +331,16 @@ class Simulation:
         spill, three-phase stage-ins) one can sit at an instant no event visits, and with
         nothing running the simulation would stop with jobs queued (issue 10).
         """
-        if t > self.now and t not in self._wakes:
-            self._wakes.add(t)
-            self._push(t, _WAKE, -1)
+        if t <= self.now or t in self._wakes:
+            return
+        # Only when nothing else would bring a pass by then: any earlier pass re-books and
+        # asks again (saves a pass per booking whose job ends early).
+        if self._heap and self._heap[0][0] <= t:
+            return
+        if self._next_arrival < self.n and self.submit[self._next_arrival] <= t:
+            return
+        self._wakes.add(t)
+        self._push(t, _WAKE, -1)
 
     def _push(self, t: float, kind: int, j: int) -> None:
         self._seq += 1
@@ -610,6 +618,7 @@ class Simulation:
             while i < n and submit[i] <= t:
                 self._arrive(i)
                 i += 1
+            self._next_arrival = i
             # 3. one scheduling pass
             if self.stage_queue:
                 self._stage_in_pass()

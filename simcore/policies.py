@@ -384,6 +384,18 @@ def _drop_overbooked(
     revisit them the simulation stalls (issue 10: "stopped with 4 queued"). The job whose
     booking is given back is placed again at its turn in this pass.
     """
+    if not book:
+        return
+    # Fast path (most passes): nothing over-booked, checked in one vectorised sweep.
+    grid = np.asarray(avails, dtype=np.float64)
+    levels = grid.copy()
+    if cuts:
+        levels[:, :cuts] -= grid[:, 1 : cuts + 1]
+    tolerance = np.full(K, 1e-9)
+    if b >= 0:
+        tolerance[b] = eps
+    if (levels >= -tolerance).all():
+        return
     rank = {j: r for r, j in enumerate(order)}
     while True:
         bad = -1
