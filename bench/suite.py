@@ -757,7 +757,7 @@ def _is_range(x: Any) -> bool:
 #: grids (``free_range``: a list of [lo, hi] pairs, or one pair).
 _SOURCE_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
-    "max_bb_gb": (lambda x: _is_number(x) and x > 0, "a positive finite number of GB"),
+    "max_bb_gb": (lambda x: _is_number(x) and 0 < x <= 1e9, "a number of GB in (0, 1e9]"),
     "min_nodes": (lambda x: _is_int(x) and x >= 1, "an integer >= 1"),
     "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
 }

@@ -277,14 +277,33 @@ class Simulation:
             need -= t
         return taken, need
 
-    def _alloc_groups(self, j: int) -> tuple[float, ...]:
-        """Assign node groups: the smallest adequate SSD first (BBSched §5).
+    def _level_plan(self, cuts: tuple[float, ...]) -> tuple[list[int], int]:
+        """Nodes to take from each group for an allocation given per SSD cut (entry 0: all
+        nodes, entry k: nodes with SSD >= the k-th threshold), and how many are missing."""
+        n_cuts = len(self._cut_groups)
+        taken = [0] * len(self.group_free)
+        missing = 0
+        members = [set(range(len(self.group_free)))] + [set(g) for g in self._cut_groups]
+        for m in range(n_cuts + 1):
+            want = round(cuts[m] - (cuts[m + 1] if m < n_cuts else 0.0))
+            level = sorted(members[m] - (members[m + 1] if m < n_cuts else set()))
+            for gi in level:
+                t = min(want, self.group_free[gi])
+                taken[gi] += t
+                want -= t
+            missing += want
+        return taken, missing
+
+    def _alloc_groups(self, j: int, cuts: tuple[float, ...] | None = None) -> tuple[float, ...]:
+        """Assign node groups: the smallest adequate SSD first (BBSched §5), or, with ``cuts``,
+        exactly the nodes per SSD level a conservative booking planned (so a start honours the
+        booking, not only the node count).
 
         Returns the job's demand vector with the ``nodes_ssd>=t`` entries it really holds (a
         small-SSD job may spill onto larger-SSD nodes): what its end will give back.
         """
         s = self.ssd[j]
-        taken, need = self._group_plan(j)
+        taken, need = self._group_plan(j) if cuts is None else self._level_plan(cuts)
         for gi, t in enumerate(taken):
             self.group_free[gi] -= t
         if need:
@@ -388,8 +407,11 @@ class Simulation:
         return tuple(eff)
 
     # ------------------------------------------------------------------ starting jobs
-    def start(self, j: int, *, backfilled: bool = False) -> None:
-        """Start job ``j``'s run phase now. The caller has checked that it fits."""
+    def start(
+        self, j: int, *, backfilled: bool = False, cuts: tuple[float, ...] | None = None
+    ) -> None:
+        """Start job ``j``'s run phase now. The caller has checked that it fits. ``cuts``: the
+        nodes per SSD cut to take (node groups only; default: smallest adequate SSD first)."""
         now = self.now
         d = self.dem[j]
         self._take(d)
@@ -398,7 +420,7 @@ class Simulation:
         if self.has_groups:
             # the expected releases carry what the job really holds, so the reservations
             # see the SSD nodes a spilled job will give back
-            d = self._alloc_groups(j)
+            d = self._alloc_groups(j, cuts)
         self.queue.remove(j)
         self.window_passes.pop(j, None)
         self.reservations.pop(j, None)

@@ -279,7 +279,7 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         e = s + dur
         _book(times, avails, s, e, d, -1.0)
         if slot == 0 and _fits(d, free, K, b, eps):
-            sim.start(j, backfilled=blocked)
+            sim.start(j, backfilled=blocked, cuts=d if sim.has_groups else None)
         else:
             book[j] = (s, e, d)
             blocked = True
@@ -289,24 +289,40 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
         sim.wake_at(min(upcoming))
 
 
-def _spill(d: tuple[float, ...], avail: list[float], cuts: int) -> tuple[float, ...]:
-    """The demand vector a job of nominal demand ``d`` really takes from a machine with SSD
-    node groups whose free resources are ``avail``: its nodes come from the smallest adequate
-    SSD level first and spill onto larger-SSD nodes when those are short (as
-    ``Simulation._alloc_groups`` assigns them), so the ``nodes_ssd>=t`` entries (1..``cuts``)
-    can exceed the nominal ones.
+def _spill(
+    d: tuple[float, ...],
+    times: list[float],
+    avails: list[list[float]],
+    s: int,
+    dur: float,
+    cuts: int,
+    now_free: list[float] | None = None,
+) -> tuple[float, ...]:
+    """The nodes per SSD cut a job of nominal demand ``d`` takes if it starts at ``times[s]``
+    and holds them for ``dur``: from the smallest adequate SSD level first, spilling onto
+    larger-SSD nodes where a level is short, counting on each level only the nodes free over
+    the whole span. The job is then started with exactly this allocation
+    (``Simulation.start(cuts=...)``), so what was booked is what it gets.
 
     Entry 0 counts all nodes and entry k the nodes with SSD >= the k-th threshold, so the free
     nodes of level m (SSD between thresholds m and m+1) are ``avail[m] - avail[m+1]``.
     """
+    n = len(times)
+    end = times[s] + dur
+    floor = [math.inf] * (cuts + 1)
+    rows = [avails[m] for m in range(s, n) if times[m] < end or m == s]
+    if now_free is not None:  # a start now takes what is free now, not what the profile expects
+        rows.append(now_free)
+    for row in rows:
+        for lv in range(cuts + 1):
+            floor[lv] = min(floor[lv], row[lv] - (row[lv + 1] if lv < cuts else 0.0))
     need = d[0]
     level = max((k for k in range(1, cuts + 1) if d[k] > 0), default=0)
     taken = [0.0] * (cuts + 1)
     for m in range(level, cuts + 1):
         if need <= 0:
             break
-        free_m = avail[m] - (avail[m + 1] if m < cuts else 0.0)
-        t = min(need, max(0.0, free_m))
+        t = min(need, max(0.0, floor[m]))
         taken[m] = t
         need -= t
     if need > 0:
@@ -335,7 +351,7 @@ def _earliest_on_groups(
     cuts = len(sim._cut_groups)
     n = len(times)
     for s in range(n):
-        e = sim.effective_demand(j) if s == 0 else _spill(d, avails[s], cuts)
+        e = _spill(d, times, avails, s, dur, cuts, sim.free if s == 0 else None)
         end = times[s] + dur
         m = s
         while m < n and (times[m] < end or m == s):

@@ -713,3 +713,22 @@ def test_conservative_bookings_at_an_instant_no_event_visits_are_woken_up():
     r = simulate(w, system, policy, SimOptions(lifecycle="three-phase", priority="wfp"))
     check_schedule(r, True)
     assert (r.state == JobState.COMPLETED).all()
+
+
+def test_conservative_starts_a_job_on_the_nodes_its_booking_planned():
+    """Found by the deep property run after the fixes above: job 7 was booked on the 128 GB
+    node (the small one was booked for another job later on); when it could start early, the
+    engine's own rule (smallest adequate SSD first) put it on the small node, clashing with
+    that booking, so it slipped from t=1 to t=2. A conservative start now takes exactly the
+    nodes per SSD level its booking planned (``Simulation.start(cuts=...)``)."""
+    runtime = [0, 0, 0, 0, 1, 1, 2, 1] + [0] * 28
+    requested = [0, 0, 0, 0, 1, 1, 2, 1] + [0] * 27 + [1]
+    nodes = [1] * 36
+    nodes[7] = 2
+    w = Workload.from_columns(
+        submit=[0.0] * 36, runtime=runtime, requested_time=requested, nodes=nodes
+    )
+    system = System("ssd", (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0)))
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
+    check_schedule(r, False)
+    assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())

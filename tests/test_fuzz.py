@@ -144,6 +144,7 @@ BAD_SUITES = {
     "free_range not a range": WINDOWS.format(extra='free_range = "x"'),
     "free_range reversed": WINDOWS.format(extra="free_range = [0.9, 0.1]"),
     "max_bb_gb a string": WINDOWS.format(extra='max_bb_gb = "big"'),
+    "max_bb_gb 2^64": WINDOWS.format(extra="max_bb_gb = 18446744073709551616"),
     "min_nodes a float": WINDOWS.format(extra="min_nodes = 2.5"),
     "paths holds a number": SUITE_HEAD
     + '[[instances]]\nfamily = "p"\nsource = "problem-files"\npaths = [1]\n'
