@@ -178,7 +178,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     for path, problem in problems:
         results: list[tuple[Any, Decision | None, str]] = []
         for solver in solvers:
-            ok, reason = solver.supports(problem)
+            with fdcapture.captured_output(f"{solver.id} supports"):
+                ok, reason = solver.supports(problem)
             if not ok:
                 results.append((solver, None, reason))
                 continue

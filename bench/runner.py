@@ -55,6 +55,7 @@ from bench.suite import (
 from bench.supervisor import Failure, SupervisedPool
 from bench.supervisor import exit_reason as _exit_reason
 from simcore.errors import SchedbenchError
+from simcore.fdcapture import stdout_to_stderr
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import timed_solve, warm_up
 
@@ -86,6 +87,7 @@ def _solver(spec: SolverSpec) -> Any:
 
 
 def _isolated_child(spec: SolverSpec, problem: dict, budget: tuple[float, int], conn: Any) -> None:
+    stdout_to_stderr()  # the parent's stdout is not ours to write on (simcore/fdcapture.py)
     try:
         solver = build_solver(spec)
         warm_up(solver)

@@ -62,6 +62,11 @@ def _worker_main(conn: Connection, watch: Any, fn: Callable[[Any], Any]) -> None
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from simcore import solver as core_solver
+    from simcore.fdcapture import stdout_to_stderr
+
+    # The parent's stdout carries its own document (a run's summary); what a solver prints
+    # outside the captured solver calls (simcore/fdcapture.py) goes to stderr instead.
+    stdout_to_stderr()
 
     def on_call(deadline_s: float | None) -> None:
         # watch[0]: monotonic time by which the current call must end (0: no call running);

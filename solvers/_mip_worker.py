@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.fdcapture import captured_output
+from simcore.fdcapture import captured_output, stdout_to_stderr
 
 _CBC_INSTALL = (
     "PuLP's bundled CBC binary is missing or not executable and no `cbc` is on PATH; "
@@ -68,9 +68,7 @@ def serve(conn: Any, tmpdir: str | None = None) -> None:
     _watch_parent(tmpdir)
     # The worker shares the parent's stdout, which carries the parent's document (the JSON of
     # `schedbench solve`): anything printed outside a request goes to stderr instead.
-    with contextlib.suppress(OSError):
-        sys.stdout.flush()
-        os.dup2(2, 1)
+    stdout_to_stderr()
     state: dict[str, Any] = {}
     while True:
         try:

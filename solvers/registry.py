@@ -23,6 +23,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from simcore.errors import SolverParameterError, UnknownSolverError
+from simcore.fdcapture import captured_output
 
 GROUP = "schedbench.solvers"
 
@@ -45,7 +46,8 @@ def solver_class(name: str) -> type:
     eps = _entry_points()
     if name not in eps:
         raise UnknownSolverError(name, known_solvers())
-    return eps[name].load()
+    with captured_output(f"importing solver {name}"):  # a library's import-time banner
+        return eps[name].load()
 
 
 def load_object(spec: str) -> type:
@@ -63,7 +65,8 @@ def load_object(spec: str) -> type:
     if not sep or not module_name or not attr:
         raise SolverParameterError(f"{spec!r}: expected module:Class, e.g. my_pkg.solver:MySolver")
     try:
-        module = importlib.import_module(module_name)
+        with captured_output(f"importing {module_name}"):  # a library's import-time banner
+            module = importlib.import_module(module_name)
     except ImportError as exc:
         raise SolverParameterError(
             f"{spec!r}: cannot import module {module_name!r}: {exc}"
@@ -154,7 +157,10 @@ def instantiate(
     elif params and dataclasses.is_dataclass(cls):
         raise SolverParameterError(f"solver {label!r} takes no parameters, got {sorted(params)}")
     try:
-        return cls(**params)
+        # Constructors may load libraries that print (licence notices, banners); captured like
+        # a solve's output (simcore/fdcapture.py), so a command's stdout stays its document.
+        with captured_output(f"building solver {label}"):
+            return cls(**params)
     except TypeError as exc:
         raise SolverParameterError(f"solver {label!r}: {exc}") from None
 

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from simcore.errors import InvalidDecisionError
+from simcore.fdcapture import captured_output
 from simcore.pareto import dominates
 from simcore.problem import Budget, Decision, SelectionProblem, Status
 from simcore.solver import warm_up
@@ -414,7 +415,10 @@ def run_conformance(solver: Any) -> list[CheckResult]:
     results = []
     for check in CHECKS:
         try:
-            check.run(solver)
+            # supports() and solve() are called directly here (the contract is what is checked,
+            # not timed_solve's wrapping): what the solver prints is captured per check.
+            with captured_output(f"{_solver_name(solver)} {check.name}"):
+                check.run(solver)
         except _Skip as skip:
             results.append(CheckResult(check.name, "skipped", str(skip)))
         except ConformanceFailure as exc:
