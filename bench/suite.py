@@ -758,7 +758,8 @@ def _is_range(x: Any) -> bool:
 _SOURCE_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
     "max_bb_gb": (lambda x: _is_number(x) and 0 < x <= 1e9, "a number of GB in (0, 1e9]"),
-    "min_nodes": (lambda x: _is_int(x) and x >= 1, "an integer >= 1"),
+    # the window generators draw job sizes from min_nodes up to 4,096 nodes
+    "min_nodes": (lambda x: _is_int(x) and 1 <= x <= 4096, "an integer in 1..4096"),
     "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
 }
 

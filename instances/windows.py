@@ -48,7 +48,10 @@ def bb_window(
 ) -> SelectionProblem:
     """A BBSched window (nodes, BB GB); objectives are the two demands (BBSched §3.2.1)."""
     rng = np.random.default_rng([seed, w, 1])
-    nodes = _nodes(rng, w, min_nodes, min(4096, machine.nodes))
+    top = min(4096, machine.nodes)
+    if not 1 <= min_nodes <= top:
+        raise ValueError(f"min_nodes: expected an integer in 1..{top}, got {min_nodes!r}")
+    nodes = _nodes(rng, w, min_nodes, top)
     bb = _bb(rng, w, bb_share, max_bb_gb)
     return SelectionProblem(
         capacities=[_free(rng, machine.nodes, free_range), _free(rng, machine.bb_gb, free_range)],

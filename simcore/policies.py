@@ -258,8 +258,15 @@ def conservative_backfill(sim: Simulation, rest: list[int], now: float) -> None:
             # as soon as it fits the free resources, and gets no booking itself. (Booking it on
             # [s, nextafter(s)) created instants that no event visits, and jobs booked at them
             # slipped to the next real event: issue 10.) A zero-length job as wide as the
-            # machine waits for a moment when everything is free.
-            if _fits(d, free, K, b, eps):
+            # machine waits for a moment when everything is free. It takes only what is free
+            # now *and* not booked now: taking a booked job's nodes for an instant would push
+            # that job out of this round and let a later job take its place.
+            room = list(free)
+            for s0, _e0, d0 in book.values():
+                if s0 <= now:  # due now, not started yet
+                    for k in range(K):
+                        room[k] -= d0[k]
+            if _fits(d, room, K, b, eps):
                 sim.start(j, backfilled=blocked)
             else:
                 blocked = True

@@ -732,3 +732,23 @@ def test_conservative_starts_a_job_on_the_nodes_its_booking_planned():
     r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)
     assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
+
+
+def test_zero_length_jobs_do_not_take_nodes_booked_for_now():
+    """Found by the deep property run: at t=1 job 39 (5 nodes) was booked to start; four
+    zero-length jobs ahead of it in the same round took nodes for an instant, job 39 missed the
+    round and job 40 (later in the order) took its place. Zero-length jobs now take only what
+    no booking due now needs."""
+    runtime = [0] * 22 + [1, 1, 1, 1] + [0] * 12 + [1, 1]
+    nodes = [1] * 22 + [2, 2, 1, 3] + [1] * 12 + [5, 4]
+    w = Workload.from_columns(
+        submit=[0.0] * 40, runtime=runtime, requested_time=runtime, nodes=nodes
+    )
+    system = System(
+        "ssd",
+        (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 4, 128.0), NodeGroup("s256", 3, 256.0)),
+        40.0,
+    )
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
+    check_schedule(r, False)
+    assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())

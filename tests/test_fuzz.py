@@ -157,6 +157,7 @@ BAD_SUITES = {
     "bb_share nan": WINDOWS.format(extra="bb_share = nan"),
     "bb_share negative": WINDOWS.format(extra="bb_share = -1"),
     "min_nodes negative": WINDOWS.format(extra="min_nodes = -3"),
+    "min_nodes above the generator's range": WINDOWS.format(extra="min_nodes = 4097"),
     "seeds of booleans": WINDOWS.replace("seeds = 1", "seeds = [true]").format(extra=""),
     "cooldown infinite": SIMS.format(extra="cooldown_s = inf"),
     "warmup nan": SIMS.format(extra="warmup_s = nan"),
