@@ -757,7 +757,7 @@ def _is_range(x: Any) -> bool:
 #: grids (``free_range``: a list of [lo, hi] pairs, or one pair).
 _SOURCE_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
-    "max_bb_gb": (lambda x: _is_number(x) and 0 < x <= 1e9, "a number of GB in (0, 1e9]"),
+    "max_bb_gb": (lambda x: _is_number(x) and 1 <= x <= 1e9, "a number of GB in [1, 1e9]"),
     # the window generators draw job sizes from min_nodes up to 4,096 nodes
     "min_nodes": (lambda x: _is_int(x) and 1 <= x <= 4096, "an integer in 1..4096"),
     "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
@@ -799,14 +799,15 @@ def _check_source(
         ok = (_is_int(s) and 1 <= s <= limits.max_seeds) or (
             isinstance(s, list)
             and 0 < len(s) <= limits.max_seeds
-            and all(_is_int(x) for x in s)
+            and all(_is_int(x) and 0 <= x < 2**63 for x in s)
             and len(set(s)) == len(s)
         )
         if not ok:
             raise SuiteError(
                 src,
                 f"{where}.seeds",
-                f"a count in 1..{limits.max_seeds:,} or a list of distinct integer seeds",
+                f"a count in 1..{limits.max_seeds:,} or a list of distinct non-negative integer "
+                "seeds",
                 s,
             )
     for key in ("limit", "every"):
@@ -837,7 +838,7 @@ def expand_instances(suite: Suite) -> list[Instance]:
         try:
             for label, problem, ref, ctx in SOURCES[kind].build(spec, suite.base_dir):
                 out.append(Instance(spec["family"], label, problem, ref, ctx))
-        except SchedbenchError as exc:
+        except (SchedbenchError, ValueError) as exc:  # ValueError: a generator's own check
             files = [spec[k] for k in ("path", "front") if isinstance(spec.get(k), str)]
             files += [p for p in spec.get("paths", []) if isinstance(p, str)]
             raise SuiteError(

@@ -145,6 +145,7 @@ BAD_SUITES = {
     "free_range reversed": WINDOWS.format(extra="free_range = [0.9, 0.1]"),
     "max_bb_gb a string": WINDOWS.format(extra='max_bb_gb = "big"'),
     "max_bb_gb 2^64": WINDOWS.format(extra="max_bb_gb = 18446744073709551616"),
+    "max_bb_gb below 1 GB": WINDOWS.format(extra="max_bb_gb = 0.5"),
     "min_nodes a float": WINDOWS.format(extra="min_nodes = 2.5"),
     "paths holds a number": SUITE_HEAD
     + '[[instances]]\nfamily = "p"\nsource = "problem-files"\npaths = [1]\n'
@@ -159,6 +160,7 @@ BAD_SUITES = {
     "min_nodes negative": WINDOWS.format(extra="min_nodes = -3"),
     "min_nodes above the generator's range": WINDOWS.format(extra="min_nodes = 4097"),
     "seeds of booleans": WINDOWS.replace("seeds = 1", "seeds = [true]").format(extra=""),
+    "a negative seed": WINDOWS.replace("seeds = 1", "seeds = [-1]").format(extra=""),
     "cooldown infinite": SIMS.format(extra="cooldown_s = inf"),
     "warmup nan": SIMS.format(extra="warmup_s = nan"),
     "empty policies": SIMS.replace('policies = ["naive"]', "policies = []").format(extra=""),
