@@ -261,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
     if recorder is not None:
         recorder.close()
         result.config["recorded_decisions"] = recorder.count
+    rejected = int(result.counters.get("rejected", 0))
+    reasons = {k: int(v) for k, v in result.counters.items() if k.startswith("rejected_")}
     result.config.update(
         {
             "wall_s": round(wall, 3),
@@ -275,12 +277,8 @@ def run(args: argparse.Namespace) -> int:
                 "notes": unit_notes,
             },
             "rejected": {
-                "total": int(result.counters.get("rejected", 0)),
-                **{
-                    k.removeprefix("rejected_"): int(v)
-                    for k, v in result.counters.items()
-                    if k.startswith("rejected_")
-                },
+                "total": rejected,
+                **{k.removeprefix("rejected_"): v for k, v in reasons.items()},
             },
         }
     )
@@ -295,8 +293,6 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2 if not isinstance(error, KeyboardInterrupt) else 130
     metrics = json.loads((out / "metrics.json").read_text())
-    rejected = int(result.counters.get("rejected", 0))
-    reasons = {k: int(v) for k, v in result.counters.items() if k.startswith("rejected_")}
     for note in unit_notes:
         print(f"note: {note}", file=sys.stderr)
     print(

@@ -552,7 +552,7 @@ class ResultStore:
             if run_id not in self._own_runs
             and run_host == host
             and pid is not None
-            and _pid_alive(int(pid))
+            and pid_alive(int(pid))
         ]
 
     def live_runs(self, suite: str) -> list[tuple[int, int, str]]:
@@ -576,7 +576,7 @@ class ResultStore:
             for run_id, run_host, pid in running:
                 if run_id in self._own_runs:
                     continue
-                if run_host != host or pid is None or not _pid_alive(int(pid)):
+                if run_host != host or pid is None or not pid_alive(int(pid)):
                     stale.append(int(run_id))
             now = _now()
             self._conn.executemany(
@@ -703,7 +703,7 @@ class ResultStore:
                 cells += [_csv_value(r["metrics"].get(name), name) for name in metric_names]
                 writer.writerow(cells)
 
-        _atomic_write(Path(path), write, text=True)
+        atomic_write(Path(path), write, text=True)
         return len(rows)
 
     def export_parquet(self, path: str | os.PathLike[str], suite: str | None = None) -> int:
@@ -744,7 +744,7 @@ class ResultStore:
             kind = pa.float64() if any(isinstance(v, float) for v in values) else None
             columns[f"metric.{name}"] = pa.array(values, type=kind)
         table = pa.table(columns)
-        _atomic_write(Path(path), lambda f: pq.write_table(table, f), text=False)
+        atomic_write(Path(path), lambda f: pq.write_table(table, f), text=False)
         return len(rows)
 
 
@@ -952,7 +952,8 @@ def _describe(value: Any) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """True when a process with ``pid`` exists on this host."""
     if pid == os.getpid():
         return True
     try:
@@ -964,8 +965,3 @@ def _pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return True
-
-
-def _atomic_write(path: Path, write: Any, *, text: bool) -> None:
-    """Write ``path`` through a temporary file in the same directory, then rename it."""
-    atomic_write(path, write, text=text)

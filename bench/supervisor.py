@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import multiprocessing as mp
-import os
 import signal
 import time
 from collections import deque
@@ -36,6 +35,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
+
+from bench.store import pid_alive  # noqa: F401  (re-exported for the tests)
 
 #: How often the parent looks at the deadlines when no worker has anything to say.
 POLL_S = 0.05
@@ -268,14 +269,3 @@ class SupervisedPool:
             worker.kill()
         self._live.clear()
         self._idle.clear()
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with ``pid`` exists (for tests and stale-run checks)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

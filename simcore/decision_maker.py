@@ -36,9 +36,15 @@ _RTOL = 1e-9
 
 
 def window_order_key(selected: Sequence[int], w: int) -> tuple[int, ...]:
-    """Sort key that ranks a selection holding earlier jobs first (smaller is preferred)."""
-    chosen = set(selected)
-    return tuple(0 if i in chosen else 1 for i in range(w))
+    """Sort key that ranks a selection holding earlier jobs first (smaller is preferred).
+
+    Between two selections the one holding the first job on which they differ comes first.
+    That is the order of the sorted index tuples with ``w`` (beyond every index) appended: at
+    the first position where two such tuples differ, the smaller entry is a job the other
+    selection lacks, and a selection that is a prefix of the other meets the sentinel ``w``
+    first, so the longer one (which holds the next job) wins. O(|selection|), not O(w).
+    """
+    return (*sorted(selected), w)
 
 
 def bbsched_decision_maker(

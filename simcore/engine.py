@@ -175,6 +175,12 @@ class Simulation:
             [gi for gi, g in enumerate(system.node_groups) if g.ssd_gb >= t]
             for t in system._thresholds
         ]
+        # SSD level m (between thresholds m and m + 1) -> its groups, for booked allocations
+        bounds = (0.0, *system._thresholds, math.inf)
+        self._level_groups = [
+            [gi for gi, g in enumerate(system.node_groups) if bounds[m] <= g.ssd_gb < bounds[m + 1]]
+            for m in range(len(system._thresholds) + 1)
+        ]
         # Columns as Python lists for fast scalar access.
         self.submit: list[float] = workload.submit.tolist()
         self.runtime: list[float] = workload.runtime.tolist()
@@ -283,10 +289,8 @@ class Simulation:
         n_cuts = len(self._cut_groups)
         taken = [0] * len(self.group_free)
         missing = 0
-        members = [set(range(len(self.group_free)))] + [set(g) for g in self._cut_groups]
-        for m in range(n_cuts + 1):
+        for m, level in enumerate(self._level_groups):
             want = round(cuts[m] - (cuts[m + 1] if m < n_cuts else 0.0))
-            level = sorted(members[m] - (members[m + 1] if m < n_cuts else set()))
             for gi in level:
                 t = min(want, self.group_free[gi])
                 taken[gi] += t

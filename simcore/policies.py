@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -322,7 +323,7 @@ def _spill(
         rows.append(now_free)
     for row in rows:
         for lv in range(cuts + 1):
-            floor[lv] = min(floor[lv], row[lv] - (row[lv + 1] if lv < cuts else 0.0))
+            floor[lv] = min(floor[lv], _level(row, lv, cuts))
     need = d[0]
     level = max((k for k in range(1, cuts + 1) if d[k] > 0), default=0)
     taken = [0.0] * (cuts + 1)
@@ -370,6 +371,12 @@ def _earliest_on_groups(
     return -1, d
 
 
+def _level(v: Sequence[float], m: int, cuts: int) -> float:
+    """Nodes on SSD level ``m`` of a cut vector ``v`` (entry 0: all nodes, entry k: nodes with
+    SSD >= the k-th threshold): ``v[m] - v[m + 1]``, the top level being ``v[cuts]``."""
+    return v[m] - (v[m + 1] if m < cuts else 0.0)
+
+
 def _fits_levels(
     e: tuple[float, ...], avail: list[float], cuts: int, K: int, b: int, eps: float
 ) -> bool:
@@ -378,9 +385,7 @@ def _fits_levels(
     the cut entries alone is not enough — a job on the small-SSD nodes and a booking that counts
     on the same nodes can both fit the cuts while the small level goes negative."""
     for m in range(cuts + 1):
-        upper_e = e[m + 1] if m < cuts else 0.0
-        upper_a = avail[m + 1] if m < cuts else 0.0
-        if e[m] - upper_e > avail[m] - upper_a + 1e-9:
+        if _level(e, m, cuts) > _level(avail, m, cuts) + 1e-9:
             return False
     return all(e[k] <= avail[k] + (eps if k == b else 0.0) for k in range(cuts + 1, K))
 
@@ -426,7 +431,7 @@ def _drop_overbooked(
         for m, row in enumerate(avails):
             for k in range(K):
                 # a node cut entry k counts levels k.. : level k is row[k] - row[k + 1]
-                level = row[k] - (row[k + 1] if k < cuts else 0.0) if k <= cuts else row[k]
+                level = _level(row, k, cuts) if k <= cuts else row[k]
                 if level < -(eps if k == b else 1e-9):
                     bad, res = m, k
                     break
@@ -451,7 +456,7 @@ def _drop_overbooked(
 def _takes(d: tuple[float, ...], res: int, cuts: int) -> bool:
     """Demand ``d`` uses resource ``res`` (for a node cut: nodes on that SSD level)."""
     if res <= cuts:
-        return d[res] - (d[res + 1] if res < cuts else 0.0) > 0
+        return _level(d, res, cuts) > 0
     return d[res] > 0
 
 

@@ -27,10 +27,8 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 from simcore.errors import InvalidDecisionError
-from simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, capacity_slack
+from simcore.problem import Decision, ParetoPoint, SelectionProblem, Status
 
 #: Relative tolerance when comparing a claimed objective value with the recomputed one (MIP
 #: solvers report values through floating-point LP arithmetic).
@@ -61,17 +59,12 @@ def _rejected(decision: Decision, reason: str) -> Decision:
     )
 
 
-def _forced_fit(problem: SelectionProblem) -> bool:
-    used = problem.usage(list(problem.must_include))
-    return bool(np.all(used <= problem.capacities + capacity_slack(problem.capacities)))
-
-
 def vet(problem: SelectionProblem, decision: Decision) -> Decision:
     """``decision`` checked against ``problem`` (see the module docstring)."""
     if decision.status == Status.ERROR:
         return decision
     if decision.status == Status.INFEASIBLE:
-        if _forced_fit(problem):
+        if problem.fits(problem.usage(list(problem.must_include))):
             return _rejected(
                 decision,
                 "claimed infeasible, but the must_include jobs fit (an answer exists)",
