@@ -296,7 +296,7 @@ class SelectionProblem:
         )
 
     # -- evaluating selections ---------------------------------------------------------------
-    def usage(self, selected: Sequence[int]) -> np.ndarray:
+    def usage(self, selected: Sequence[int] | np.ndarray) -> np.ndarray:
         """Resource usage of a selection, shape (K,)."""
         idx = np.asarray(selected, dtype=np.int64)
         return self.demands[idx].sum(axis=0) if idx.size else np.zeros(self.K)
@@ -505,10 +505,8 @@ def _index_array(value: Iterable[int], message: str) -> np.ndarray:
         return value.astype(np.int64, copy=False).ravel()
     items = value if isinstance(value, (list, tuple)) else list(value)
     types = set(map(type, items))
-    if not all(t is int or (issubclass(t, np.integer) and t is not np.bool_) for t in types):
-        bad = next(
-            i for i in items if isinstance(i, bool) or not isinstance(i, (int, np.integer))
-        )
+    if not all(t is int or issubclass(t, np.integer) for t in types):  # bool is neither
+        bad = next(i for i in items if isinstance(i, bool) or not isinstance(i, (int, np.integer)))
         raise InvalidDecisionError(message.format(bad))
     try:
         return np.fromiter(items, dtype=np.int64, count=len(items))
