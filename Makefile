@@ -51,10 +51,10 @@ test-deep: $(STAMP)
 	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -m 'not slow'
 
 bench: $(STAMP)
-	$(BIN)/python bench/dp_speed.py
+	$(BIN)/python bench/benchmarks/dp_speed.py
 
 bench-sim: $(STAMP)
-	$(BIN)/python bench/sim_speed.py
+	$(BIN)/python bench/benchmarks/sim_speed.py
 
 # The long suites (outside the test pass): decision quality on windows, knapsack classics,
 # BBSched closed-loop reproduction (two workers: simulations, latency not the point there).
@@ -64,14 +64,19 @@ suites: $(STAMP)
 	$(BIN)/schedbench run bench/suites/bbsched-repro.toml --workers 2 --resume
 
 bench-pytest: $(STAMP)
-	$(BIN)/python -m pytest bench/ --benchmark-enable -p no:cacheprovider
+	$(BIN)/python -m pytest bench/benchmarks --benchmark-enable -p no:cacheprovider
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy cannot follow setuptools' package-dir mapping (schedbench.simcore -> simcore/): check a
+# link tree that has the installed layout.
 typecheck: $(STAMP)
+	@mkdir -p .typecheck/schedbench
+	@for d in simcore solvers instances bench; do ln -sfn ../../$$d .typecheck/schedbench/$$d; done
 	$(BIN)/mypy
+	cd bench/benchmarks && MYPYPATH=$(CURDIR)/.typecheck:. $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml --explicit-package-bases --exclude '^$$' *.py
 
 # Re-resolve every dependency from pyproject.toml's ranges in a throw-away venv and write the
 # exact versions to requirements.lock (commit it; the next `make` reinstalls from it).
@@ -87,4 +92,4 @@ lock:
 	rm -rf .lockenv build
 
 clean:
-	rm -rf $(VENV) .lockenv build *.egg-info
+	rm -rf $(VENV) .lockenv build *.egg-info .typecheck

@@ -33,14 +33,14 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-from bench import simulate_cmd, suite_cmds
-from bench._cli_common import add_budget_args
-from instances.problem_files import load_problem
-from simcore import fdcapture
-from simcore.errors import SchedbenchError
-from simcore.problem import Budget, Decision, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
-from solvers import registry
+from schedbench.bench import simulate_cmd, suite_cmds
+from schedbench.bench._cli_common import add_budget_args
+from schedbench.instances.problem_files import load_problem
+from schedbench.simcore import fdcapture
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers import registry
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -234,7 +234,7 @@ def _ms(seconds: float) -> str:
 
 # -- check-solver --------------------------------------------------------------------------------
 def cmd_check_solver(args: argparse.Namespace) -> int:
-    from solvers.testing import run_conformance
+    from schedbench.solvers.testing import run_conformance
 
     target = registry.load_object(args.target)
     params = registry.parse_assignments(args.params)

@@ -64,9 +64,9 @@ from typing import Any, Literal
 
 from tabulate import tabulate
 
-from bench.quality import latency_stats
-from bench.store import ResultStore, StoreError
-from simcore.errors import SchedbenchError
+from schedbench.bench.quality import latency_stats
+from schedbench.bench.store import ResultStore, StoreError
+from schedbench.simcore.errors import SchedbenchError
 
 LOWER = "lower"
 HIGHER = "higher"

@@ -43,11 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from bench._io import atomic_write_text
-from simcore.errors import InvalidDecisionError
-from simcore.metrics import MetricsError
-from simcore.pareto import nondominated_mask
-from simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
+from schedbench.bench._io import atomic_write_text
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.metrics import MetricsError
+from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
 
 #: Hypervolume reference point, in every normalised (minimised) objective (DESIGN.md).
 HV_REFERENCE = 1.1

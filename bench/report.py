@@ -64,11 +64,11 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-from bench._io import atomic_write_text
-from bench.quality import latency_stats
-from simcore.errors import SchedbenchError
-from simcore.metrics import METRIC_DEFINITIONS
-from simcore.problem import DEFAULT_DEADLINE_S
+from schedbench.bench._io import atomic_write_text
+from schedbench.bench.quality import latency_stats
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.metrics import METRIC_DEFINITIONS
+from schedbench.simcore.problem import DEFAULT_DEADLINE_S
 
 __all__ = [
     "DECISION_COLUMNS",

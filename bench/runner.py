@@ -38,9 +38,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.quality import ReferenceCache, decision_from_dict, decision_quality
-from bench.store import ConcurrentRunError, ResultStore, StoreError
-from bench.suite import (
+from schedbench.bench.quality import ReferenceCache, decision_from_dict, decision_quality
+from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
+from schedbench.bench.suite import (
     DecisionCell,
     Instance,
     SimulationCell,
@@ -52,12 +52,12 @@ from bench.suite import (
     reference_solver,
     simulation_cells,
 )
-from bench.supervisor import Failure, SupervisedPool
-from bench.supervisor import exit_reason as _exit_reason
-from simcore.errors import SchedbenchError
-from simcore.fdcapture import stdout_to_stderr
-from simcore.problem import Budget, Decision, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
+from schedbench.bench.supervisor import Failure, SupervisedPool
+from schedbench.bench.supervisor import exit_reason as _exit_reason
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.fdcapture import stdout_to_stderr
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
 
 GRACE_S = 5.0
 #: Time a spawned isolation child may take to import and warm up before its clock starts.
@@ -227,12 +227,12 @@ _WORKLOADS: dict[str, Any] = {}
 
 def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
     """Run one simulation cell; never raises."""
-    from instances.systems import resolve_system
-    from instances.units import fit_units
-    from instances.workloads import load_workload
-    from simcore.engine import SimOptions, simulate
-    from simcore.metrics import MeasurementWindow, compute_metrics
-    from simcore.policies import NaivePolicy, WindowPolicy
+    from schedbench.instances.systems import resolve_system
+    from schedbench.instances.units import fit_units
+    from schedbench.instances.workloads import load_workload
+    from schedbench.simcore.engine import SimOptions, simulate
+    from schedbench.simcore.metrics import MeasurementWindow, compute_metrics
+    from schedbench.simcore.policies import NaivePolicy, WindowPolicy
 
     cell: SimulationCell = payload["cell"]
     sc = cell.scenario
@@ -275,7 +275,7 @@ def execute_simulation(payload: dict[str, Any]) -> dict[str, Any]:
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
         base = payload.get("base_dir")
         if base:  # never quote a file outside the suite's folder (issue 11)
-            from bench.suite import redact_outside
+            from schedbench.bench.suite import redact_outside
 
             message = f"{type(exc).__name__}: {exc}"
             redacted = redact_outside(message, [sc.workload.split("+")[0]], Path(base))
@@ -490,7 +490,7 @@ def _references(
         if ref_name == "none":
             out[key] = None
             continue
-        from bench.suite import make_solver_spec
+        from schedbench.bench.suite import make_solver_spec
 
         spec = make_solver_spec(ref_name, {})
         cache = caches.get(spec.id)

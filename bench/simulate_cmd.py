@@ -36,22 +36,22 @@ from typing import Any
 
 import numpy as np
 
-from bench._cli_common import add_budget_args
-from instances.systems import PRESETS, resolve_system
-from instances.units import fit_units, rejection_warning
-from instances.workloads import load_workload
-from simcore.engine import LIFECYCLES, SimOptions, Simulation
-from simcore.metrics import (
+from schedbench.bench._cli_common import add_budget_args
+from schedbench.instances.systems import PRESETS, resolve_system
+from schedbench.instances.units import fit_units, rejection_warning
+from schedbench.instances.workloads import load_workload
+from schedbench.simcore.engine import LIFECYCLES, SimOptions, Simulation
+from schedbench.simcore.metrics import (
     MeasurementWindow,
     compute_metrics,
     format_summary,
 )
-from simcore.policies import BACKFILLS, POLICIES, NaivePolicy, WindowPolicy
-from simcore.priority import PRIORITIES
-from simcore.problem import Budget
-from simcore.schedule import JobState, ScheduleResult
-from simcore.solver import warm_up
-from solvers import registry
+from schedbench.simcore.policies import BACKFILLS, POLICIES, NaivePolicy, WindowPolicy
+from schedbench.simcore.priority import PRIORITIES
+from schedbench.simcore.problem import Budget
+from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.solver import warm_up
+from schedbench.solvers import registry
 
 
 def add_parser(sub: Any) -> None:
@@ -231,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        from instances.recorded import DecisionRecorder
+        from schedbench.instances.recorded import DecisionRecorder
 
         recorder = DecisionRecorder(
             args.record_decisions, workload=workload.source, system=system.name
@@ -412,7 +412,7 @@ def write_outputs(
     result: ScheduleResult, out: Path, window: MeasurementWindow, *, budget_s: float
 ) -> None:
     """jobs.csv, metrics.json and schedule.swf; each written to a temporary name, then renamed."""
-    from instances.swf import write_swf
+    from schedbench.instances.swf import write_swf
 
     tmp = out / "jobs.csv.tmp"
     write_jobs_csv(result, tmp)

@@ -101,8 +101,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from bench._io import atomic_write
-from simcore.errors import SchedbenchError
+from schedbench.bench._io import atomic_write
+from schedbench.simcore.errors import SchedbenchError
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
 APPLICATION_ID = 0x53425253

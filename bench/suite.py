@@ -69,10 +69,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from instances.workloads import check_workload_spec
-from simcore.errors import SchedbenchError, SolverParameterError, UnknownSolverError
-from simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
-from solvers import registry
+from schedbench.instances.workloads import check_workload_spec
+from schedbench.simcore.errors import SchedbenchError, SolverParameterError, UnknownSolverError
+from schedbench.simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.solvers import registry
 
 
 class SuiteError(SchedbenchError, ValueError):
@@ -475,7 +475,7 @@ def suite_from_dict(
                 src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
             ) from None
         try:  # a preset name, or a machine file read now (it is small)
-            from instances.systems import resolve_system
+            from schedbench.instances.systems import resolve_system
 
             resolve_system(system)
         except SchedbenchError as exc:
@@ -650,7 +650,7 @@ def _label(prefix: str, kw: dict[str, Any]) -> str:
 
 def _windows(fn_name: str, machine: str | None, extra: tuple[str, ...]):
     def build(spec: dict[str, Any], base: Path):
-        from instances import systems, windows
+        from schedbench.instances import systems, windows
 
         fn = getattr(windows, fn_name)
         ws = spec.get("w", [20])
@@ -668,7 +668,7 @@ def _windows(fn_name: str, machine: str | None, extra: tuple[str, ...]):
 
 
 def _problem_files(spec: dict[str, Any], base: Path):
-    from instances.problem_files import load_problem
+    from schedbench.instances.problem_files import load_problem
 
     for pattern in spec["paths"]:
         for path in sorted(glob.glob(str(base / pattern))):
@@ -676,7 +676,7 @@ def _problem_files(spec: dict[str, Any], base: Path):
 
 
 def _mknap(spec: dict[str, Any], base: Path):
-    from instances.knapsack_files import read_mknap
+    from schedbench.instances.knapsack_files import read_mknap
 
     for known in read_mknap(base / spec["path"]):
         ref = Decision(
@@ -686,7 +686,7 @@ def _mknap(spec: dict[str, Any], base: Path):
 
 
 def _zitzler_thiele(spec: dict[str, Any], base: Path):
-    from instances.knapsack_files import read_front, read_zitzler_thiele
+    from schedbench.instances.knapsack_files import read_front, read_zitzler_thiele
 
     problem = read_zitzler_thiele(base / spec["path"])
     ref = None
@@ -702,7 +702,7 @@ def _zitzler_thiele(spec: dict[str, Any], base: Path):
 
 
 def _recorded(spec: dict[str, Any], base: Path):
-    from instances.recorded import read_recorded
+    from schedbench.instances.recorded import read_recorded
 
     limit = spec.get("limit")
     every = spec.get("every", 1)

@@ -110,8 +110,8 @@ def add_parsers(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from bench.runner import describe_plan, run_suite
-    from bench.suite import Limits, load_suite
+    from schedbench.bench.runner import describe_plan, run_suite
+    from schedbench.bench.suite import Limits, load_suite
 
     defaults = Limits()
     limits = Limits(
@@ -148,8 +148,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _print_report(
     store: Path, suite: str | None, *, markdown: bool, all_latency: bool, html: Path | None
 ) -> None:
-    from bench import report
-    from bench.store import ResultStore, StoreError
+    from schedbench.bench import report
+    from schedbench.bench.store import ResultStore, StoreError
 
     with ResultStore(store, readonly=True) as st:
         if suite is not None and suite not in st.suites():
@@ -177,7 +177,7 @@ def _print_report(
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from bench.store import ResultStore, StoreError
+    from schedbench.bench.store import ResultStore, StoreError
 
     store = Path(args.store)
     if not store.exists():
@@ -205,7 +205,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from bench import compare
+    from schedbench.bench import compare
 
     return compare.main(args.base, args.head, args.fails, suite=args.suite, markdown=args.markdown)
 

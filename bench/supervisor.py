@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
-from bench.store import pid_alive  # noqa: F401  (re-exported for the tests)
+from schedbench.bench.store import pid_alive  # noqa: F401  (re-exported for the tests)
 
 #: How often the parent looks at the deadlines when no worker has anything to say.
 POLL_S = 0.05
@@ -62,8 +62,8 @@ def _die_with_parent() -> None:
 def _worker_main(conn: Connection, watch: Any, fn: Callable[[Any], Any]) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from simcore import solver as core_solver
-    from simcore.fdcapture import stdout_to_stderr
+    from schedbench.simcore import solver as core_solver
+    from schedbench.simcore.fdcapture import stdout_to_stderr
 
     # The parent's stdout carries its own document (a run's summary); what a solver prints
     # outside the captured solver calls (simcore/fdcapture.py) goes to stderr instead.

@@ -78,10 +78,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from instances.systems import THETA
-from simcore.errors import SchedbenchError
-from simcore.system import NodeGroup, System
-from simcore.workload import SWF_INDEX, Workload
+from schedbench.instances.systems import THETA
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.system import NodeGroup, System
+from schedbench.simcore.workload import SWF_INDEX, Workload
 
 TB_GB = 1000.0  #: 1 TB in GB (decimal units, as the capacities in ``instances/systems.py``)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.errors import ProblemError
-from simcore.problem import SelectionProblem
+from schedbench.simcore.errors import ProblemError
+from schedbench.simcore.problem import SelectionProblem
 
 
 @dataclass(frozen=True, slots=True)

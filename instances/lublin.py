@@ -81,7 +81,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import gammainc
 
-from simcore.workload import SWF_INDEX, Workload, WorkloadError
+from schedbench.simcore.workload import SWF_INDEX, Workload, WorkloadError
 
 __all__ = [
     "BATCH",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simcore.errors import ProblemError
-from simcore.problem import SelectionProblem
+from schedbench.simcore.errors import ProblemError
+from schedbench.simcore.problem import SelectionProblem
 
 #: A PROBLEM.json larger than this is refused before it is read (a window of 10^6 jobs with
 #: three resources is ~60 MiB).

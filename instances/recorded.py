@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from simcore.errors import ProblemError
-from simcore.problem import SelectionProblem
+from schedbench.simcore.errors import ProblemError
+from schedbench.simcore.problem import SelectionProblem
 
 
 class DecisionRecorder:

@@ -111,9 +111,9 @@ from typing import Literal
 
 import numpy as np
 
-from simcore.errors import SchedbenchError
-from simcore.schedule import JobState, ScheduleResult
-from simcore.workload import SWF_FIELDS, Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.workload import SWF_FIELDS, Workload
 
 __all__ = ["CLEANING_KEYS", "SwfError", "read_swf", "write_swf"]
 

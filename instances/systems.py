@@ -34,9 +34,9 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from simcore.errors import SchedbenchError
-from simcore.system import NodeGroup, System, SystemSpecError
-from simcore.workload import Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.system import NodeGroup, System, SystemSpecError
+from schedbench.simcore.workload import Workload
 
 #: Kept for the decision-problem generators (``instances/windows.py``): a System has
 #: ``name``, ``nodes`` and ``bb_gb`` like the small record they used before.

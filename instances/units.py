@@ -24,8 +24,8 @@ import dataclasses
 
 import numpy as np
 
-from simcore.system import System
-from simcore.workload import Workload
+from schedbench.simcore.system import System
+from schedbench.simcore.workload import Workload
 
 
 def fit_units(workload: Workload, system: System) -> tuple[Workload, list[str]]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from instances.systems import THETA, TRINITY, MachineSize
-from simcore.problem import SelectionProblem
+from schedbench.instances.systems import THETA, TRINITY, MachineSize
+from schedbench.simcore.problem import SelectionProblem
 
 
 def _nodes(rng: np.random.Generator, w: int, low: int, high: int) -> np.ndarray:

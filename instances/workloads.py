@@ -24,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from simcore.errors import SchedbenchError
-from simcore.workload import Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.workload import Workload
 
 
 class WorkloadSpecError(SchedbenchError, ValueError):
@@ -72,7 +72,7 @@ def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Wor
 
 
 def _lublin(args: str, where: str) -> Workload:
-    from instances.lublin import generate_lublin
+    from schedbench.instances.lublin import generate_lublin
 
     kw = _kv(args, where)
     if "jobs" not in kw:
@@ -87,14 +87,14 @@ GENERATORS: dict[str, Callable[[str, str], Workload]] = {"lublin": _lublin}
 
 
 def _bbsched(w: Workload, args: str, where: str) -> Workload:
-    from instances.bbsched import bbsched_scenario
+    from schedbench.instances.bbsched import bbsched_scenario
 
     name, _, rest = args.partition(",")
     return _call(bbsched_scenario, where, w, name.strip(), **_kv(rest, where))
 
 
 def _arrivals(w: Workload, args: str, where: str) -> Workload:
-    from instances.bbsched import scale_arrivals
+    from schedbench.instances.bbsched import scale_arrivals
 
     try:
         factor = float(args)
@@ -139,7 +139,7 @@ def check_workload_spec(spec: str) -> None:
     source, transforms = _split(spec)
     kind, sep, args = source.partition(":")
     if sep and kind in GENERATORS:
-        from instances.lublin import generate_lublin
+        from schedbench.instances.lublin import generate_lublin
 
         where = f"workload {source!r}"
         kw = _kv(args, where)
@@ -158,7 +158,7 @@ def check_workload_spec(spec: str) -> None:
         if name.strip() not in TRANSFORMS:
             raise WorkloadSpecError(f"{where}: unknown; known: {', '.join(TRANSFORMS)}")
         if name.strip() == "bbsched":
-            from instances.bbsched import SCENARIOS, bbsched_scenario
+            from schedbench.instances.bbsched import SCENARIOS, bbsched_scenario
 
             scen, _, rest = targs.partition(",")
             if scen.strip().upper() not in SCENARIOS:
@@ -189,7 +189,7 @@ def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error")
                 f"workload {source!r}: no such file, and not a generator "
                 f"({', '.join(g + ':...' for g in GENERATORS)})"
             )
-        from instances.swf import read_swf
+        from schedbench.instances.swf import read_swf
 
         w = read_swf(path, on_bad_line=on_bad_line)
     for t in transforms:

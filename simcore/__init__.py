@@ -4,8 +4,8 @@ Dependencies point one way: ``bench -> solvers -> simcore <- instances``; nothin
 from ``solvers``, ``bench`` or any solver library.
 """
 
-from simcore.decision_maker import bbsched_decision_maker
-from simcore.errors import (
+from schedbench.simcore.decision_maker import bbsched_decision_maker
+from schedbench.simcore.errors import (
     BudgetError,
     InvalidDecisionError,
     ProblemError,
@@ -13,7 +13,7 @@ from simcore.errors import (
     SolverParameterError,
     UnknownSolverError,
 )
-from simcore.problem import (
+from schedbench.simcore.problem import (
     Budget,
     Decision,
     ParetoPoint,
@@ -21,7 +21,7 @@ from simcore.problem import (
     Status,
     TracePoint,
 )
-from simcore.solver import Solver, timed_solve, warm_up
+from schedbench.simcore.solver import Solver, timed_solve, warm_up
 
 __all__ = [
     "Budget",

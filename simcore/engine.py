@@ -60,11 +60,11 @@ from typing import Any
 
 import numpy as np
 
-from simcore.errors import SchedbenchError
-from simcore.priority import PRIORITIES
-from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
-from simcore.system import System
-from simcore.workload import Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.priority import PRIORITIES
+from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
+from schedbench.simcore.system import System
+from schedbench.simcore.workload import Workload
 
 
 class SimulationError(SchedbenchError, RuntimeError):
@@ -255,7 +255,7 @@ class Simulation:
         return self.dem[j]
 
     def fits(self, d: tuple[float, ...], free: list[float] | None = None) -> bool:
-        from simcore.policies import _fits  # one definition of "fits"
+        from schedbench.simcore.policies import _fits  # one definition of "fits"
 
         return _fits(d, self.free if free is None else free, self.K, self.bb_index, self.bb_eps)
 

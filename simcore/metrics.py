@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 from tabulate import tabulate
 
-from simcore.errors import SchedbenchError
-from simcore.problem import DEFAULT_DEADLINE_S
-from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
-from simcore.workload import Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.problem import DEFAULT_DEADLINE_S
+from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
+from schedbench.simcore.workload import Workload
 
 
 def _is_real(value: Any) -> bool:

@@ -61,10 +61,10 @@ from typing import Any
 
 import numpy as np
 
-from simcore.engine import ConfigError, Simulation
-from simcore.errors import InvalidDecisionError
-from simcore.problem import Budget, SelectionProblem, Status
-from simcore.solver import timed_solve
+from schedbench.simcore.engine import ConfigError, Simulation
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve
 
 BACKFILLS = ("easy", "conservative", "none")
 

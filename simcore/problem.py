@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from simcore.errors import BudgetError, InvalidDecisionError, ProblemError
+from schedbench.simcore.errors import BudgetError, InvalidDecisionError, ProblemError
 
 #: Relative slack on capacities when checking feasibility (see module docstring).
 FEASIBILITY_RTOL = 1e-9

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from simcore.system import System
-from simcore.workload import Workload
+from schedbench.simcore.system import System
+from schedbench.simcore.workload import Workload
 
 
 class JobState(IntEnum):

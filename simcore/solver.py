@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from simcore.fdcapture import captured_output
-from simcore.problem import Budget, Decision, SelectionProblem
-from simcore.vet import vet
+from schedbench.simcore.fdcapture import captured_output
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem
+from schedbench.simcore.vet import vet
 
 
 @runtime_checkable

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.errors import SchedbenchError
+from schedbench.simcore.errors import SchedbenchError
 
 
 class SystemSpecError(SchedbenchError, ValueError):

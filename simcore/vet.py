@@ -27,8 +27,8 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from simcore.errors import InvalidDecisionError
-from simcore.problem import Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status
 
 #: Relative tolerance when comparing a claimed objective value with the recomputed one (MIP
 #: solvers report values through floating-point LP arithmetic).

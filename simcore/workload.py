@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.errors import SchedbenchError
+from schedbench.simcore.errors import SchedbenchError
 
 #: The 18 fields of the Standard Workload Format, in order (Feitelson's definition, PWA).
 SWF_FIELDS: tuple[str, ...] = (

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from simcore.fdcapture import captured_output, stdout_to_stderr
+from schedbench.simcore.fdcapture import captured_output, stdout_to_stderr
 
 _CBC_INSTALL = (
     "PuLP's bundled CBC binary is missing or not executable and no `cbc` is on PATH; "

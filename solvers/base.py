@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simcore.decision_maker import bbsched_decision_maker, window_order_key
-from simcore.errors import SolverParameterError
-from simcore.pareto import nondominated_mask
-from simcore.problem import (
+from schedbench.simcore.decision_maker import bbsched_decision_maker, window_order_key
+from schedbench.simcore.errors import SolverParameterError
+from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.problem import (
     Budget,
     Decision,
     ParetoPoint,

@@ -76,9 +76,9 @@ from typing import Any
 
 import numpy as np
 
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers._integral import IntegralForm
-from solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers._integral import IntegralForm
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 #: Time kept back from each CP-SAT call for model building and returning.
 _MARGIN_S = 0.05

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.pareto import nondominated_mask
-from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
-from solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 _LOW_BITS = 14
 

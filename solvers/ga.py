@@ -77,10 +77,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from simcore.pareto import nondominated_mask
-from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
-from solvers._numba_rng import geometric_gap, new_state, next_u64, randint
-from solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.solvers._numba_rng import geometric_gap, new_state, next_u64, randint
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
 def kernel_limit(problem: SelectionProblem) -> np.ndarray:

@@ -167,11 +167,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from simcore import fdcapture
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers import _mip_worker
-from solvers._integral import IntegralForm
-from solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.simcore import fdcapture
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers import _mip_worker
+from schedbench.solvers._integral import IntegralForm
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 #: Kept back from every solver time limit for writing the model, starting CBC and answering.
 TIME_MARGIN_S = 0.08

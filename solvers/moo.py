@@ -72,10 +72,10 @@ from typing import Any
 import numpy as np
 from numba import njit, objmode
 
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers._numba_rng import new_state, randint, uniform
-from solvers.base import Answer, BaseSolver, Clock, param
-from solvers.ga import kernel_limit
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers._numba_rng import new_state, randint, uniform
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.solvers.ga import kernel_limit
 
 _INITIAL_ARCHIVE = 256
 #: Time kept back from the deadline for assembling the decision (seconds, at most this share).

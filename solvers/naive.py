@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.problem import Budget, SelectionProblem, Status, capacity_slack
-from solvers.base import Answer, BaseSolver, Clock
+from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.solvers.base import Answer, BaseSolver, Clock
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -22,8 +22,8 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from simcore.errors import SolverParameterError, UnknownSolverError
-from simcore.fdcapture import captured_output
+from schedbench.simcore.errors import SolverParameterError, UnknownSolverError
+from schedbench.simcore.fdcapture import captured_output
 
 GROUP = "schedbench.solvers"
 

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers._integral import MAX_SCALED, decimals_needed
-from solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers._integral import MAX_SCALED, decimals_needed
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 ENGINES = ("dp", "cpsat", "mip-highs")
 
@@ -79,19 +79,19 @@ class _Scalarised(BaseSolver):
         raise NotImplementedError
 
     def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
-        from solvers.registry import known_solvers, make_solver
+        from schedbench.solvers.registry import known_solvers, make_solver
 
         if self.engine not in known_solvers():
             return False, f"engine {self.engine!r} is not installed"
         return make_solver(self.engine).supports(problem)
 
     def warm_up(self) -> None:
-        from solvers.registry import make_solver
+        from schedbench.solvers.registry import make_solver
 
         make_solver(self.engine).warm_up()
 
     def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
-        from solvers.registry import make_solver
+        from schedbench.solvers.registry import make_solver
 
         left = clock.remaining()
         if left <= 0:

@@ -2,7 +2,7 @@
 
 Use it from pytest against your own solver::
 
-    from solvers.testing import parametrize_conformance
+    from schedbench.solvers.testing import parametrize_conformance
 
     @parametrize_conformance([MySolver(), MySolver(some_param=3)])
     def test_conformance(solver, check):
@@ -43,11 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from simcore.errors import InvalidDecisionError
-from simcore.fdcapture import captured_output
-from simcore.pareto import dominates
-from simcore.problem import Budget, Decision, SelectionProblem, Status
-from simcore.solver import warm_up
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.fdcapture import captured_output
+from schedbench.simcore.pareto import dominates
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.solver import warm_up
 
 #: Budget slack: a solver given a deadline of d seconds must return within d × 1.1 + 0.5 s.
 BUDGET_SLACK_REL = 0.10

@@ -6,7 +6,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from simcore.problem import Decision, Status
+from schedbench.simcore.problem import Decision, Status
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import signal
 import sys
 import time
 
-from simcore.problem import Budget, Decision, SelectionProblem, Status
-from simcore.solver import timed_solve
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve
 
 
 class _Hanger:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from instances.bbsched import (
+from schedbench.instances.bbsched import (
     BB_BASE_DISTRIBUTIONS,
     SCENARIOS,
     EmpiricalBB,
@@ -26,8 +26,8 @@ from instances.bbsched import (
     with_bb_requests,
     with_ssd_requests,
 )
-from simcore.errors import SchedbenchError
-from simcore.workload import SWF_INDEX, Workload
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.workload import SWF_INDEX, Workload
 from tests._hyp import examples
 
 N = 4000

@@ -15,9 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from simcore.problem import Budget, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.registry import known_solvers, make_solver
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.registry import known_solvers, make_solver
 
 W = 100_000
 BUDGET_S = 1.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
+from schedbench.bench.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "instances" / "examples"
 TABLE1 = EXAMPLES / "bbsched_table1.json"
@@ -96,7 +96,7 @@ def test_table_compares_solvers(capsys):
 
 
 def test_check_solver_passes_builtin_and_fails_broken(capsys):
-    code, out, _ = run(capsys, "check-solver", "solvers.naive:NaiveSolver")
+    code, out, _ = run(capsys, "check-solver", "schedbench.solvers.naive:NaiveSolver")
     assert code == 0 and "0 failed" in out
     code, out, _ = run(capsys, "check-solver", "tests.test_conformance:TakesEverything")
     assert code == 1 and "failed" in out

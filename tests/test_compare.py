@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bench.compare import (
+from schedbench.bench.compare import (
     DIRECTIONS,
     CompareError,
     Threshold,
@@ -18,8 +18,8 @@ from bench.compare import (
     parse_threshold,
     parse_thresholds,
 )
-from bench.quality import latency_stats
-from bench.store import ResultStore
+from schedbench.bench.quality import latency_stats
+from schedbench.bench.store import ResultStore
 
 PROV = {"test": True}  # provenance() runs git; not needed here
 BUDGET = 1.0

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from simcore.problem import Budget, Decision, SelectionProblem, Status
-from solvers.base import Answer, BaseSolver, Clock
-from solvers.naive import NaiveSolver
-from solvers.registry import known_solvers, make_solver
-from solvers.testing import CHECKS, parametrize_conformance, run_conformance
+from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.solvers.base import Answer, BaseSolver, Clock
+from schedbench.solvers.naive import NaiveSolver
+from schedbench.solvers.registry import known_solvers, make_solver
+from schedbench.solvers.testing import CHECKS, parametrize_conformance, run_conformance
 
 BUILTINS = [
     make_solver(name)

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from instances.knapsack_files import read_front, read_mknap, read_zitzler_thiele
-from instances.windows import theta_window
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers import cpsat as cpsat_module
-from solvers._integral import IntegralForm
-from solvers.cpsat import CPSATSolver
-from solvers.exhaustive import ExhaustiveSolver
-from solvers.testing import random_problem, table1
+from schedbench.instances.knapsack_files import read_front, read_mknap, read_zitzler_thiele
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers import cpsat as cpsat_module
+from schedbench.solvers._integral import IntegralForm
+from schedbench.solvers.cpsat import CPSATSolver
+from schedbench.solvers.exhaustive import ExhaustiveSolver
+from schedbench.solvers.testing import random_problem, table1
 
 KNAPSACK = Path(__file__).resolve().parents[2] / "shared" / "knapsack"
 needs_knapsack = pytest.mark.skipif(not KNAPSACK.is_dir(), reason="../shared/knapsack is absent")

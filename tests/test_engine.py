@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simcore.engine import SimOptions, SimulationError, simulate
-from simcore.errors import InvalidDecisionError
-from simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
-from simcore.priority import WFP
-from simcore.problem import Decision, Status
-from simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
-from simcore.system import NodeGroup, System
-from simcore.workload import Workload
-from solvers.registry import make_solver
+from schedbench.simcore.engine import SimOptions, SimulationError, simulate
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
+from schedbench.simcore.priority import WFP
+from schedbench.simcore.problem import Decision, Status
+from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
+from schedbench.simcore.system import NodeGroup, System
+from schedbench.simcore.workload import Workload
+from schedbench.solvers.registry import make_solver
 from tests.test_engine_properties import check_schedule
 
 NODES, BB, SSD_REQ, SSD_ASSIGNED = (USAGE_COLUMNS.index(c) for c in USAGE_COLUMNS)

@@ -32,18 +32,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simcore.engine import SimOptions, simulate
-from simcore.policies import (
+from schedbench.simcore.engine import SimOptions, simulate
+from schedbench.simcore.policies import (
     NaivePolicy,
     WindowPolicy,
     conservative_backfill,
     easy_backfill,
     head_reservation,
 )
-from simcore.schedule import JobState, ScheduleResult
-from simcore.system import NodeGroup, System
-from simcore.workload import Workload
-from solvers.registry import make_solver
+from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.system import NodeGroup, System
+from schedbench.simcore.workload import Workload
+from schedbench.solvers.registry import make_solver
 from tests._hyp import examples
 
 TOL = 1e-6

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from instances.problem_files import load_problem
-from simcore.errors import SchedbenchError
-from simcore.problem import SelectionProblem
+from schedbench.instances.problem_files import load_problem
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.problem import SelectionProblem
 
 # ----------------------------------------------------------------------------- PROBLEM.json
 GOOD_PROBLEM = {"capacities": [10, 20], "demands": [[1, 2], [3, 4], [5, 6]]}
@@ -126,8 +126,8 @@ def test_mutated_problem_json_is_an_error_or_a_valid_problem(tmp_path_factory, d
 
 
 # ----------------------------------------------------------------------------- suite TOML
-from bench.runner import plan  # noqa: E402
-from bench.suite import Limits, SuiteError, load_suite, suite_from_dict  # noqa: E402
+from schedbench.bench.runner import plan  # noqa: E402
+from schedbench.bench.suite import Limits, SuiteError, load_suite, suite_from_dict  # noqa: E402
 
 SUITE_HEAD = '[suite]\nname = "fuzz"\nbudget_s = 1\n'
 WINDOWS = SUITE_HEAD + (
@@ -307,7 +307,7 @@ def test_bad_simulation_specs_fail_at_plan(tmp_path, workload, system, words):
 
 
 # ----------------------------------------------------------------------------- SWF
-from instances.swf import read_swf  # noqa: E402
+from schedbench.instances.swf import read_swf  # noqa: E402
 
 
 def _swf_line(job: int, submit: object, run: object, procs: object, req: object = 3600) -> str:
@@ -366,8 +366,8 @@ def test_mutated_swf_is_an_error_or_a_valid_workload(tmp_path_factory, field, to
 
 
 def test_a_simulation_error_never_quotes_a_file_outside_the_suite(tmp_path):
-    from bench.runner import run_suite
-    from bench.store import ResultStore
+    from schedbench.bench.runner import run_suite
+    from schedbench.bench.store import ResultStore
 
     secret = tmp_path / "outside" / "secret.swf"
     secret.parent.mkdir()

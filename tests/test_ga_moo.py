@@ -11,15 +11,15 @@ import time
 import numpy as np
 import pytest
 
-from instances.windows import theta_window
-from simcore.errors import SolverParameterError
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers import moo as moo_module
-from solvers.dp import DPSolver
-from solvers.exhaustive import ExhaustiveSolver
-from solvers.ga import GASolver
-from solvers.moo import MOOSolver
-from solvers.testing import parametrize_conformance, random_problem, table1
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.errors import SolverParameterError
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers import moo as moo_module
+from schedbench.solvers.dp import DPSolver
+from schedbench.solvers.exhaustive import ExhaustiveSolver
+from schedbench.solvers.ga import GASolver
+from schedbench.solvers.moo import MOOSolver
+from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
 
 TABLE1_FRONT = {(100.0, 20.0), (80.0, 90.0)}
 

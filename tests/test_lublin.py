@@ -24,9 +24,14 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-import instances.lublin as lublin
-from instances.lublin import LUBLIN_PARAMS, MAX_RUNTIME_S, bucket_weights, generate_lublin
-from simcore.workload import SWF_INDEX, WorkloadError
+import schedbench.instances.lublin as lublin
+from schedbench.instances.lublin import (
+    LUBLIN_PARAMS,
+    MAX_RUNTIME_S,
+    bucket_weights,
+    generate_lublin,
+)
+from schedbench.simcore.workload import SWF_INDEX, WorkloadError
 
 TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "lublin_256.swf"
 N_COMPARE = 20_000  # generated jobs per comparison with the 10,000 reference jobs

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simcore.metrics import (
+from schedbench.simcore.metrics import (
     HALF_MONTH_S,
     METRIC_DEFINITIONS,
     MeasurementWindow,
@@ -31,9 +31,9 @@ from simcore.metrics import (
     throughput,
     wait_times,
 )
-from simcore.schedule import JobState, ScheduleResult
-from simcore.system import NodeGroup, System
-from simcore.workload import Workload
+from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.system import NodeGroup, System
+from schedbench.simcore.workload import Workload
 
 NAN = math.nan
 C, K, R, U = JobState.COMPLETED, JobState.KILLED, JobState.REJECTED, JobState.UNFINISHED

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import solvers.mip as mip
-from instances.windows import theta_window
-from simcore.errors import SolverParameterError
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers.dp import DPSolver
-from solvers.exhaustive import ExhaustiveSolver
-from solvers.mip import CBCSolver, HiGHSSolver
-from solvers.testing import parametrize_conformance, random_problem, table1
+import schedbench.solvers.mip as mip
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.errors import SolverParameterError
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers.dp import DPSolver
+from schedbench.solvers.exhaustive import ExhaustiveSolver
+from schedbench.solvers.mip import CBCSolver, HiGHSSolver
+from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
 
 ROOT = Path(__file__).resolve().parents[1]
 KNAPSACK = Path(__file__).resolve().parents[2] / "shared" / "knapsack"
@@ -292,7 +292,7 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
         textwrap.dedent(
             """
             import os, signal
-            import solvers.mip as mip
+            import schedbench.solvers.mip as mip
             mip.HiGHSSolver().warm_up()
             print(mip._WORKER.pid, mip._WORKER._tmp, flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
@@ -351,9 +351,9 @@ def test_script_importing_ortools_without_main_guard(tmp_path):
             """
             import sys
             from ortools.sat.python import cp_model
-            from simcore.problem import Budget
-            from solvers.mip import CBCSolver, HiGHSSolver
-            from solvers.testing import table1
+            from schedbench.simcore.problem import Budget
+            from schedbench.solvers.mip import CBCSolver, HiGHSSolver
+            from schedbench.solvers.testing import table1
 
             print("script body ran")
             model = cp_model.CpModel()

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from instances.windows import cerberus_run_window, cerberus_stage_window
-from simcore import Budget, ParetoPoint, SelectionProblem, Status
-from simcore.decision_maker import bbsched_decision_maker
-from solvers.registry import make_solver
+from schedbench.instances.windows import cerberus_run_window, cerberus_stage_window
+from schedbench.simcore import Budget, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.decision_maker import bbsched_decision_maker
+from schedbench.solvers.registry import make_solver
 
 BUDGET = Budget(deadline_s=30)
 J1, J2, J3, J4, J5 = range(5)

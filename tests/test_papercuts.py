@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bench._io import atomic_write_text
-from bench.cli import main
-from bench.simulate_cmd import default_out_name
+from schedbench.bench._io import atomic_write_text
+from schedbench.bench.cli import main
+from schedbench.bench.simulate_cmd import default_out_name
 
 SUITE = """
 [suite]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simcore import (
+from schedbench.simcore import (
     Budget,
     BudgetError,
     Decision,

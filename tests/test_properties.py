@@ -11,9 +11,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from simcore import Budget, SelectionProblem, Status
-from simcore.decision_maker import bbsched_decision_maker
-from solvers.registry import make_solver
+from schedbench.simcore import Budget, SelectionProblem, Status
+from schedbench.simcore.decision_maker import bbsched_decision_maker
+from schedbench.solvers.registry import make_solver
 
 BUDGET = Budget(deadline_s=30)
 RTOL = 1e-9  # simcore.problem.FEASIBILITY_RTOL, restated: the contract's tolerance

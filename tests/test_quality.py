@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.quality import (
+from schedbench.bench.quality import (
     ReferenceCache,
     ReferenceCacheWarning,
     decision_from_dict,
@@ -29,9 +29,9 @@ from bench.quality import (
     primal_gap,
     primal_integral,
 )
-from simcore.metrics import MetricsError
-from simcore.pareto import nondominated_mask
-from simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
+from schedbench.simcore.metrics import MetricsError
+from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
 
 # -- primal gap ------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from simcore import (
+from schedbench.simcore import (
     Budget,
     Decision,
     SelectionProblem,
@@ -15,8 +15,8 @@ from simcore import (
     UnknownSolverError,
     timed_solve,
 )
-from simcore.solver import Solver
-from solvers.registry import (
+from schedbench.simcore.solver import Solver
+from schedbench.solvers.registry import (
     known_solvers,
     load_object,
     make_solver,
@@ -195,11 +195,11 @@ def test_parse_assignments_errors(item):
 
 
 def test_load_object():
-    assert load_object("solvers.dp:DPSolver") is solver_class("dp")
+    assert load_object("schedbench.solvers.dp:DPSolver") is solver_class("dp")
     for spec, words in [
-        ("solvers.dp", ["module:Class"]),
+        ("schedbench.solvers.dp", ["module:Class"]),
         ("no_such_module_xyz:X", ["cannot import", "no_such_module_xyz"]),
-        ("solvers.dp:Nope", ["has no", "'Nope'"]),
+        ("schedbench.solvers.dp:Nope", ["has no", "'Nope'"]),
     ]:
         with pytest.raises(SolverParameterError) as info:
             load_object(spec)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bench.quality import front_fraction, gd, hypervolume_ratio, igd_plus
-from bench.report import (
+from schedbench.bench.quality import front_fraction, gd, hypervolume_ratio, igd_plus
+from schedbench.bench.report import (
     ReportError,
     decision_leaderboard,
     format_table,
@@ -24,7 +24,7 @@ from bench.report import (
     markdown_report,
     simulation_leaderboard,
 )
-from bench.store import ResultStore
+from schedbench.bench.store import ResultStore
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 BUDGET = 10.0

@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from simcore.problem import Budget, SelectionProblem, Status
-from solvers.registry import make_solver
-from solvers.scalarised import parse_weights, weighted_objective
-from solvers.testing import random_problem, table1
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.solvers.registry import make_solver
+from schedbench.solvers.scalarised import parse_weights, weighted_objective
+from schedbench.solvers.testing import random_problem, table1
 
 ENGINES = ["dp", "cpsat", "mip-highs"]
 

@@ -16,12 +16,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bench.reference_sim import simulate_reference
-from simcore.engine import simulate
-from simcore.policies import NaivePolicy
-from simcore.system import System
-from simcore.workload import Workload
+from schedbench.simcore.engine import simulate
+from schedbench.simcore.policies import NaivePolicy
+from schedbench.simcore.system import System
+from schedbench.simcore.workload import Workload
+from tests._benchmarks import load_benchmark_module
 from tests._hyp import examples
+
+simulate_reference = load_benchmark_module("reference_sim").simulate_reference
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"
@@ -69,7 +71,7 @@ def test_backfilling_actually_happens_in_the_random_cases():
 
 @pytest.mark.skipif(not KTH.exists(), reason="../shared/traces not present")
 def test_kth_schedule_equals_reference():
-    from instances.swf import read_swf
+    from schedbench.instances.swf import read_swf
 
     w = read_swf(KTH)
     result = simulate(w, System.simple("kth", w.max_nodes), NaivePolicy(backfill="easy"))
@@ -80,7 +82,7 @@ def test_kth_schedule_equals_reference():
 
 def test_long_queues_use_the_vectorised_scan_and_agree():
     """Queues longer than the vector-scan threshold take the numpy pre-filter path."""
-    from simcore import policies
+    from schedbench.simcore import policies
 
     rng = np.random.default_rng(5)
     n = 3000

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
-from simcore.problem import Decision, Status
+from schedbench.bench.cli import main
+from schedbench.simcore.problem import Decision, Status
 
 SWF = """; MaxNodes: 8
 ; MaxProcs: 8

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.store import ResultStore
-from bench.suite import load_suite
-from simcore.fdcapture import captured_output
+from schedbench.bench.store import ResultStore
+from schedbench.bench.suite import load_suite
+from schedbench.simcore.fdcapture import captured_output
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "instances" / "examples").glob("*.json"))
@@ -24,7 +24,7 @@ EXAMPLES = sorted((ROOT / "instances" / "examples").glob("*.json"))
 def _schedbench(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), *sys.path]))
     return subprocess.run(
-        [sys.executable, "-m", "bench.cli", *args],
+        [sys.executable, "-m", "schedbench.bench.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -189,7 +189,7 @@ def test_a_pool_worker_never_writes_on_the_parents_stdout():
     that carries the parent's document."""
     script = textwrap.dedent(
         """
-        from bench.supervisor import SupervisedPool
+        from schedbench.bench.supervisor import SupervisedPool
         from tests.supervised_items import run
 
         if __name__ == "__main__":
@@ -229,7 +229,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
         [
             sys.executable,
             "-m",
-            "bench.cli",
+            "schedbench.bench.cli",
             "solve",
             str(path),
             "--solver",

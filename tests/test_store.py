@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bench.store import (
+from schedbench.bench.store import (
     APPLICATION_ID,
     CELL_KEYS,
     SCHEMA_VERSION,
@@ -26,7 +26,7 @@ from bench.store import (
     StoreError,
     provenance,
 )
-from simcore.errors import SchedbenchError
+from schedbench.simcore.errors import SchedbenchError
 
 ROOT = Path(__file__).resolve().parents[1]
 PROV = {"test": True}  # provenance() runs git; most tests do not need it
@@ -345,7 +345,7 @@ def test_mark_stale_runs_leaves_live_runs(tmp_path: Path) -> None:
 CHILD = textwrap.dedent(
     """
     import os, signal, sys
-    from bench.store import ResultStore
+    from schedbench.bench.store import ResultStore
 
     path, kill_after = sys.argv[1], int(sys.argv[2])
     store = ResultStore(path)

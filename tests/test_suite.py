@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
-from bench.runner import RunError, plan, run_suite, solve_isolated
-from bench.store import ResultStore
-from bench.suite import SuiteError, load_suite, make_solver_spec
-from instances.windows import theta_window
-from simcore.problem import Budget, Status
+from schedbench.bench.cli import main
+from schedbench.bench.runner import RunError, plan, run_suite, solve_isolated
+from schedbench.bench.store import ResultStore
+from schedbench.bench.suite import SuiteError, load_suite, make_solver_spec
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget, Status
 
 SMALL = """
 [suite]
@@ -205,9 +205,9 @@ def test_a_default_run_survives_hanging_exiting_and_interrupting_solvers(tmp_pat
     """Issue 11: without isolation, a solver that hangs is killed at budget + grace, one that
     calls sys.exit or raises KeyboardInterrupt is charged its own cell; all cells are stored with
     their reasons and the run finishes."""
-    import bench.runner
+    from schedbench.bench import runner as bench_runner
 
-    monkeypatch.setattr(bench.runner, "GRACE_S", 1.0)
+    monkeypatch.setattr(bench_runner, "GRACE_S", 1.0)
     suite = load_suite(write(tmp_path, MISBEHAVING))
     store = tmp_path / "m.sqlite"
     t0 = time.perf_counter()
@@ -365,7 +365,7 @@ def test_a_second_live_run_of_one_suite_is_refused_before_any_work(tmp_path):
 
 
 def test_begin_run_exclusive_checks_inside_the_write_transaction(tmp_path):
-    from bench.store import ConcurrentRunError
+    from schedbench.bench.store import ConcurrentRunError
 
     store = tmp_path / "r.sqlite"
     with ResultStore(store) as a, ResultStore(store) as b:

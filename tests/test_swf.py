@@ -13,11 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from instances.swf import CLEANING_KEYS, SwfError, read_swf, write_swf
-from simcore.errors import SchedbenchError
-from simcore.schedule import JobState, ScheduleResult
-from simcore.system import System
-from simcore.workload import SWF_INDEX, Workload
+from schedbench.instances.swf import CLEANING_KEYS, SwfError, read_swf, write_swf
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.system import System
+from schedbench.simcore.workload import SWF_INDEX, Workload
 
 TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
 KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bench.cli import main
-from bench.suite import SuiteError, load_suite
-from simcore.errors import SolverParameterError
-from solvers import registry
+from schedbench.bench.cli import main
+from schedbench.bench.suite import SuiteError, load_suite
+from schedbench.simcore.errors import SolverParameterError
+from schedbench.solvers import registry
 
 HOSTILE = [
     ("os:system", "command"),

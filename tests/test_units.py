@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.cli import main
-from instances.swf import read_swf
-from instances.systems import resolve_system
-from instances.units import fit_units, rejection_warning
+from schedbench.bench.cli import main
+from schedbench.instances.swf import read_swf
+from schedbench.instances.systems import resolve_system
+from schedbench.instances.units import fit_units, rejection_warning
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 

@@ -11,13 +11,13 @@ import math
 
 import pytest
 
-from bench import cli
-from bench.quality import decision_quality
-from simcore.errors import InvalidDecisionError
-from simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
-from simcore.solver import timed_solve
-from simcore.vet import vet
-from solvers.dp import DPSolver
+from schedbench.bench import cli
+from schedbench.bench.quality import decision_quality
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve
+from schedbench.simcore.vet import vet
+from schedbench.solvers.dp import DPSolver
 
 # Two resources, objectives = demands (BBSched): capacities 10 nodes, 10 BB.
 PROBLEM = SelectionProblem(capacities=[10, 10], demands=[[6, 1], [5, 5], [4, 9], [3, 3]])

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.runner import run_suite  # noqa: E402
-from bench.store import ResultStore  # noqa: E402
-from bench.suite import suite_from_dict  # noqa: E402
+from schedbench.bench.runner import run_suite  # noqa: E402
+from schedbench.bench.store import ResultStore  # noqa: E402
+from schedbench.bench.suite import suite_from_dict  # noqa: E402
 
 
 def overhead_suite(seeds: int) -> dict:

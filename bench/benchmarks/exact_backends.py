@@ -21,14 +21,14 @@ import sys
 import time
 
 import numpy as np
+from _machine import machine_line
 from tabulate import tabulate
 
-from bench._machine import machine_line
-from instances.windows import theta_window
-from simcore.problem import Budget, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.registry import known_solvers, make_solver
-from solvers.scalarised import lexicographic_objective, weighted_objective
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.registry import known_solvers, make_solver
+from schedbench.solvers.scalarised import lexicographic_objective, weighted_objective
 
 
 def _single(problem: SelectionProblem, kind: str) -> SelectionProblem:

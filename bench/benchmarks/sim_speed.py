@@ -30,13 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench._machine import machine_line as _machine_line  # noqa: E402
-from bench.reference_sim import simulate_reference  # noqa: E402
-from instances.lublin import generate_lublin  # noqa: E402
-from instances.swf import read_swf  # noqa: E402
-from simcore.engine import SimOptions, simulate  # noqa: E402
-from simcore.policies import NaivePolicy  # noqa: E402
-from simcore.system import System  # noqa: E402
+from _machine import machine_line as _machine_line  # noqa: E402
+from reference_sim import simulate_reference  # noqa: E402
+
+from schedbench.instances.lublin import generate_lublin  # noqa: E402
+from schedbench.instances.swf import read_swf  # noqa: E402
+from schedbench.simcore.engine import SimOptions, simulate  # noqa: E402
+from schedbench.simcore.policies import NaivePolicy  # noqa: E402
+from schedbench.simcore.system import System  # noqa: E402
 
 KTH = ROOT.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
 TARGET_JOBS_PER_S = 10_000
@@ -101,10 +102,10 @@ def speed_rows(name, workload, system, repeat, *, reference: bool, extra: bool):
 _MEMORY_CHILD = """
 import resource, sys, time, json
 sys.path.insert(0, {root!r})
-from instances.lublin import generate_lublin
-from simcore.engine import simulate, SimOptions
-from simcore.policies import NaivePolicy
-from simcore.system import System
+from schedbench.instances.lublin import generate_lublin
+from schedbench.simcore.engine import simulate, SimOptions
+from schedbench.simcore.policies import NaivePolicy
+from schedbench.simcore.system import System
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
 w = generate_lublin({n}, nodes={nodes}, seed=1)

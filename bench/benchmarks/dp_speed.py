@@ -52,14 +52,14 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from _machine import machine_line as _machine_line
+from cerberus_reference import cerberus_dense_dp
 from tabulate import tabulate
 
-from bench._machine import machine_line as _machine_line
-from bench.cerberus_reference import cerberus_dense_dp
-from instances.windows import cerberus_run_window, theta_window
-from simcore.problem import Budget, Decision, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.registry import make_solver
+from schedbench.instances.windows import cerberus_run_window, theta_window
+from schedbench.simcore.problem import Budget, Decision, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.registry import make_solver
 
 BUDGET = Budget(deadline_s=30)
 CERBERUS_WINDOWS = (10, 15, 20)

@@ -40,11 +40,11 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
 import numpy as np
 from tabulate import tabulate
 
-from instances.windows import theta_window
-from simcore.problem import Budget, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.dp import DPSolver
-from solvers.mip import CBCSolver, HiGHSSolver
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.dp import DPSolver
+from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 
 BUDGET = Budget(deadline_s=15.0)
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from simcore.problem import SelectionProblem
+from schedbench.simcore.problem import SelectionProblem
 
 
 def cerberus_dense_dp(

@@ -6,7 +6,7 @@ import importlib.metadata
 import os
 import platform
 
-from bench.store import cpu_model
+from schedbench.bench.store import cpu_model
 
 
 def machine_line(*packages: str) -> str:

@@ -1,7 +1,7 @@
 """The TOML suites as pytest-benchmark benchmarks (not in the default test pass).
 
     make bench-pytest                                   # every decision family of quick.toml
-    SCHEDBENCH_SUITES=bench/suites/window-quality.toml .venv/bin/python -m pytest bench/ \\
+    SCHEDBENCH_SUITES=bench/suites/window-quality.toml .venv/bin/python -m pytest bench/benchmarks \\
         --benchmark-enable --benchmark-json out.json    # then --benchmark-compare
 
 One benchmark per (suite, instance family, solver), grouped by family: a round solves every
@@ -17,17 +17,17 @@ from pathlib import Path
 
 import pytest
 
-from bench.quality import decision_quality
-from bench.runner import plan
-from bench.suite import build_solver, load_suite, reference_solver
-from simcore.problem import Budget, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.registry import make_solver
+from schedbench.bench.quality import decision_quality
+from schedbench.bench.runner import plan
+from schedbench.bench.suite import build_solver, load_suite, reference_solver
+from schedbench.simcore.problem import Budget, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.registry import make_solver
 
 ROOT = Path(__file__).resolve().parent
 SUITES = [
     Path(p)
-    for p in os.environ.get("SCHEDBENCH_SUITES", str(ROOT / "suites" / "quick.toml")).split(
+    for p in os.environ.get("SCHEDBENCH_SUITES", str(ROOT.parent / "suites" / "quick.toml")).split(
         os.pathsep
     )
 ]

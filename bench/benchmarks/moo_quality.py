@@ -51,15 +51,15 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
+from _machine import machine_line as _machine_line
 from tabulate import tabulate
 
-from bench._machine import machine_line as _machine_line
-from instances.windows import theta_window
-from simcore.problem import Budget, SelectionProblem, Status
-from simcore.solver import timed_solve, warm_up
-from solvers.dp import DPSolver
-from solvers.ga import GASolver
-from solvers.moo import MOOSolver
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.dp import DPSolver
+from schedbench.solvers.ga import GASolver
+from schedbench.solvers.moo import MOOSolver
 
 WINDOWS = (20, 50, 100)
 BUDGET_S = 15.0

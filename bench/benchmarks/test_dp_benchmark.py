@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from instances.windows import cerberus_run_window, theta_window
-from simcore.problem import Budget
-from solvers.registry import make_solver
+from schedbench.instances.windows import cerberus_run_window, theta_window
+from schedbench.simcore.problem import Budget
+from schedbench.solvers.registry import make_solver
 
 BUDGET = Budget(deadline_s=30)
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from instances.lublin import generate_lublin
-from simcore.engine import SimOptions, simulate
-from simcore.policies import NaivePolicy
-from simcore.system import System
+from schedbench.instances.lublin import generate_lublin
+from schedbench.simcore.engine import SimOptions, simulate
+from schedbench.simcore.policies import NaivePolicy
+from schedbench.simcore.system import System
 
 KTH = Path(__file__).resolve().parents[2] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
 
@@ -24,7 +24,7 @@ KTH = Path(__file__).resolve().parents[2] / "shared" / "traces" / "KTH-SP2-1996-
 def test_kth(benchmark, priority, backfill):
     if not KTH.exists():
         pytest.skip("../shared/traces not present")
-    from instances.swf import read_swf
+    from schedbench.instances.swf import read_swf
 
     benchmark.group = "simulate: KTH-SP2 (28k jobs, 100 nodes)"
     w = read_swf(KTH)

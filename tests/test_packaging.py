@@ -1,0 +1,76 @@
+"""The distribution: one namespace, no tests or benchmark scripts in the wheel (issue 12)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = ("simcore", "solvers", "instances", "bench")
+
+
+def _config() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_every_package_folder_is_listed_under_the_schedbench_namespace():
+    listed = set(_config()["packages"])
+    found = {
+        "schedbench." + ".".join(init.parent.relative_to(ROOT).parts)
+        for folder in FOLDERS
+        for init in (ROOT / folder).rglob("__init__.py")
+        if "benchmarks" not in init.parts
+    }
+    assert found == listed, (
+        f"pyproject lists {sorted(listed - found)}, misses {sorted(found - listed)}"
+    )
+    assert _config()["package-dir"] == {f"schedbench.{f}": f for f in FOLDERS}
+
+
+def test_benchmark_scripts_are_not_a_package():
+    assert not (ROOT / "bench" / "benchmarks" / "__init__.py").exists()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (path,) = out.glob("schedbench-*.whl")
+    return zipfile.ZipFile(path)
+
+
+def test_the_wheel_installs_one_namespace_and_no_tests_or_benchmarks(wheel):
+    names = wheel.namelist()
+    tops = {n.split("/")[0] for n in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"schedbench"}
+    assert not [n for n in names if "/tests/" in n or n.startswith("tests/")]
+    assert not [n for n in names if "benchmarks" in n or Path(n).name.startswith("test_")]
+    # what the package needs at run time travels with it
+    assert "schedbench/bench/suites/quick.toml" in names
+    assert "schedbench/instances/examples/bbsched_table1.json" in names
+    assert "schedbench/instances/decisions/theta-s2-wfp-w50.jsonl" in names
+    assert "schedbench/simcore/py.typed" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    text = wheel.read(entry_points).decode()
+    assert "schedbench = schedbench.bench.cli:main" in text
+    assert "= solvers." not in text  # every plug-in path inside the namespace
