@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -38,6 +39,21 @@ def test_benchmark_scripts_are_not_a_package():
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
+    """The wheel built from a copy of the checkout's files (tracked and new, not ignored), so
+    the build leaves nothing behind in the working tree."""
+    src = tmp_path_factory.mktemp("src")
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split("\0")
+    for name in filter(None, files):
+        target = src / name
+        if (ROOT / name).is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
@@ -50,7 +66,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
             "--no-build-isolation",
             "--wheel-dir",
             str(out),
-            str(ROOT),
+            str(src),
         ],
         check=True,
         capture_output=True,
