@@ -1,4 +1,4 @@
-"""Small file helpers shared by bench/ modules."""
+"""Small file and process helpers shared by bench/ modules."""
 
 from __future__ import annotations
 
@@ -45,3 +45,18 @@ def atomic_write(
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """``atomic_write`` of one string."""
     return atomic_write(path, lambda fh: fh.write(text), text=True)
+
+
+def pid_alive(pid: int) -> bool:
+    """True when a process with ``pid`` exists on this host."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    return True

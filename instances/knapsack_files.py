@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from schedbench.simcore.errors import ProblemError
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from schedbench.simcore.errors import ProblemError
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.errors import ProblemError, UnknownKindError
+from schedbench.simcore.kinds.base import get_kind
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 #: A PROBLEM.json larger than this is refused before it is read (a window of 10^6 jobs with
 #: three resources is ~60 MiB).
 MAX_PROBLEM_BYTES = 256 * 2**20
 
 
-def load_problem(path: str | Path) -> SelectionProblem:
-    """Read a PROBLEM.json file."""
+def load_problem(path: str | Path) -> Any:
+    """Read a PROBLEM.json file of any registered kind (``"kind"``, default ``selection``)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -52,7 +54,16 @@ def load_problem(path: str | Path) -> SelectionProblem:
         raise ProblemError(
             "(file)", "numbers of sensible size", str(exc), source=str(path)
         ) from None
-    return SelectionProblem.from_dict(data, source=str(path))
+    kind_name = data.get("kind", "selection") if isinstance(data, dict) else "selection"
+    if not isinstance(kind_name, str):
+        raise ProblemError("kind", "a problem kind name", kind_name, source=str(path))
+    try:
+        kind = get_kind(kind_name)
+    except UnknownKindError as exc:
+        raise ProblemError(
+            "kind", f"one of {', '.join(exc.known)}", kind_name, source=str(path)
+        ) from exc
+    return kind.problem_from_dict(data, source=str(path))
 
 
 def save_problem(problem: SelectionProblem, path: str | Path) -> None:

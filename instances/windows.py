@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from schedbench.instances.systems import THETA, TRINITY, MachineSize
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 
 def _nodes(rng: np.random.Generator, w: int, low: int, high: int) -> np.ndarray:

@@ -13,14 +13,8 @@ from schedbench.simcore.errors import (
     SolverParameterError,
     UnknownSolverError,
 )
-from schedbench.simcore.problem import (
-    Budget,
-    Decision,
-    ParetoPoint,
-    SelectionProblem,
-    Status,
-    TracePoint,
-)
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
+from schedbench.simcore.problem import Budget, Status, TracePoint
 from schedbench.simcore.solver import Solver, timed_solve, warm_up
 
 __all__ = [

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedbench.simcore.problem import ParetoPoint, SelectionProblem
+from schedbench.simcore.kinds.selection.problem import ParetoPoint, SelectionProblem
 
 #: Relative tolerance below which an improvement counts as equal to factor x loss.
 _RTOL = 1e-9

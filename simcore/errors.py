@@ -52,6 +52,24 @@ class InvalidDecisionError(SchedbenchError, ValueError):
     """A solver returned a selection that breaks the problem's constraints."""
 
 
+class MetricsError(SchedbenchError, ValueError):
+    """Metrics cannot be computed: an empty or inverted window, a malformed result, a bad option."""
+
+
+class UnknownKindError(SchedbenchError, LookupError):
+    """A problem kind that no installed package registers."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(
+            f"unknown problem kind {name!r}; known kinds: {', '.join(known) if known else '(none)'}"
+        )
+
+    def __str__(self) -> str:  # LookupError would quote the message
+        return self.args[0]
+
+
 class BudgetError(SchedbenchError, ValueError):
     """A decision budget outside the allowed range."""
 

@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from tabulate import tabulate
 
-from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.errors import MetricsError
+from schedbench.simcore.indicators import latency_stats
+from schedbench.simcore.metric_spec import MetricSpec
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.workload import Workload
@@ -54,10 +55,6 @@ from schedbench.simcore.workload import Workload
 
 def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-class MetricsError(SchedbenchError, ValueError):
-    """Metrics cannot be computed: an empty or inverted window, a malformed result, a bad option."""
 
 
 #: Half a month, as BBSched's warm-up and cool-down (§4.2): 15 days.
@@ -79,49 +76,233 @@ _NODES, _BB, _SSD_REQ, _SSD_ASSIGNED = (
 # The definitions, once: compute_metrics' keys and the strings its JSON carries.
 # ---------------------------------------------------------------------------------------------
 
-#: One line per metric key of :func:`compute_metrics`; the single source of these strings.
-METRIC_DEFINITIONS: dict[str, str] = {
-    "window_start_s": "t_lo = first submit + warm-up (s); start of the measurement window",
-    "window_end_s": "t_hi = last submit - cool-down (s); end of the measurement window",
-    "jobs_total": "jobs in the workload (whole run)",
-    "jobs_in_window": "jobs submitted in [t_lo, t_hi], any state",
-    "jobs_measured": "jobs submitted in [t_lo, t_hi] that ran (COMPLETED or KILLED); "
-    "the per-job statistics average over these",
-    "jobs_completed": "jobs submitted in the window that ran their full trace runtime",
-    "jobs_killed": "jobs submitted in the window killed at their requested time",
-    "jobs_rejected": "jobs submitted in the window that can never fit the machine",
-    "jobs_unfinished": "jobs submitted in the window still queued or running at the end",
-    "node_usage": "integral of nodes in use over [t_lo, t_hi] / (total nodes * (t_hi - t_lo)) "
-    "(BBSched 4.2)",
-    "bb_usage": "integral of burst-buffer GB in use over [t_lo, t_hi] / "
-    "(BB capacity * (t_hi - t_lo)); None without a burst buffer (BBSched 4.2)",
-    "ssd_usage": "integral of requested local-SSD GB in use over [t_lo, t_hi] / "
-    "(total SSD GB * (t_hi - t_lo)); None without local SSD (BBSched 5, f3)",
-    "ssd_waste": "(integral of assigned - integral of requested local-SSD GB) / integral of "
-    "assigned, over [t_lo, t_hi]; None without local SSD or with none assigned (BBSched 5, f4)",
-    "wait_mean_s": "mean of wait = start - submit over measured jobs (s)",
-    "wait_median_s": "median wait over measured jobs (s)",
-    "wait_p95_s": "95th percentile of wait over measured jobs (s, linear interpolation)",
-    "wait_max_s": "largest wait over measured jobs (s)",
-    "slowdown_mean": "mean of (wait + run) / run, run = end - start, over measured jobs "
-    "with run >= abnormal_run_s (BBSched 4.2 with our abnormal-job rule)",
-    "slowdown_median": "median slowdown over the same jobs as slowdown_mean",
-    "slowdown_max": "largest slowdown over the same jobs as slowdown_mean",
-    "slowdown_excluded": "measured jobs left out of the slowdown as abnormal "
-    "(run < abnormal_run_s, or run <= 0)",
-    "bounded_slowdown_mean": "mean of max((wait + run) / max(run, tau), 1) over measured jobs "
-    "(Feitelson et al. 1997)",
-    "bounded_slowdown_median": "median bounded slowdown over measured jobs",
-    "bounded_slowdown_max": "largest bounded slowdown over measured jobs",
-    "makespan_s": "last resource release - first submit, whole run (s)",
-    "throughput_jobs_per_s": "jobs that ran (COMPLETED or KILLED), whole run / makespan_s",
-    "decisions": "scheduling decisions with a recorded solver latency, whole run",
-    "decision_latency_median_s": "median solver latency per decision (s)",
-    "decision_latency_p95_s": "95th percentile of solver latency per decision (s)",
-    "decision_latency_max_s": "largest solver latency per decision (s)",
-    "decision_latency_total_s": "total solver latency over all decisions (s)",
-    "decision_within_budget": "share of decisions whose latency is <= budget_s",
-}
+#: Every metric key of :func:`compute_metrics` described once: unit, direction, definition,
+#: source (``simcore/catalogue.py`` gathers these with the other metrics).
+SIMULATION_METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        "window_start_s",
+        "t_lo = first submit + warm-up (s); start of the measurement window",
+        unit="s",
+        direction="none",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "window_end_s",
+        "t_hi = last submit - cool-down (s); end of the measurement window",
+        unit="s",
+        direction="none",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "jobs_total", "jobs in the workload (whole run)", unit="count", direction="none", source=""
+    ),
+    MetricSpec(
+        "jobs_in_window",
+        "jobs submitted in [t_lo, t_hi], any state",
+        unit="count",
+        direction="none",
+        source="",
+    ),
+    MetricSpec(
+        "jobs_measured",
+        "jobs submitted in [t_lo, t_hi] that ran (COMPLETED or KILLED); the per-job statistics average over these",
+        unit="count",
+        direction="none",
+        source="",
+    ),
+    MetricSpec(
+        "jobs_completed",
+        "jobs submitted in the window that ran their full trace runtime",
+        unit="count",
+        direction="none",
+        source="",
+    ),
+    MetricSpec(
+        "jobs_killed",
+        "jobs submitted in the window killed at their requested time",
+        unit="count",
+        direction="none",
+        source="",
+    ),
+    MetricSpec(
+        "jobs_rejected",
+        "jobs submitted in the window that can never fit the machine",
+        unit="count",
+        direction="none",
+        source="",
+    ),
+    MetricSpec(
+        "jobs_unfinished",
+        "jobs submitted in the window still queued or running at the end",
+        unit="count",
+        direction="lower",
+        source="",
+    ),
+    MetricSpec(
+        "node_usage",
+        "integral of nodes in use over [t_lo, t_hi] / (total nodes * (t_hi - t_lo)) (BBSched 4.2)",
+        unit="share",
+        direction="higher",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "bb_usage",
+        "integral of burst-buffer GB in use over [t_lo, t_hi] / (BB capacity * (t_hi - t_lo)); None without a burst buffer (BBSched 4.2)",
+        unit="share",
+        direction="higher",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "ssd_usage",
+        "integral of requested local-SSD GB in use over [t_lo, t_hi] / (total SSD GB * (t_hi - t_lo)); None without local SSD (BBSched 5, f3)",
+        unit="share",
+        direction="higher",
+        source="BBSched §5 (f3)",
+    ),
+    MetricSpec(
+        "ssd_waste",
+        "(integral of assigned - integral of requested local-SSD GB) / integral of assigned, over [t_lo, t_hi]; None without local SSD or with none assigned (BBSched 5, f4)",
+        unit="share",
+        direction="lower",
+        source="BBSched §5 (f4)",
+    ),
+    MetricSpec(
+        "wait_mean_s",
+        "mean of wait = start - submit over measured jobs (s)",
+        unit="s",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "wait_median_s",
+        "median wait over measured jobs (s)",
+        unit="s",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "wait_p95_s",
+        "95th percentile of wait over measured jobs (s, linear interpolation)",
+        unit="s",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "wait_max_s",
+        "largest wait over measured jobs (s)",
+        unit="s",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "slowdown_mean",
+        "mean of (wait + run) / run, run = end - start, over measured jobs with run >= abnormal_run_s (BBSched 4.2 with our abnormal-job rule)",
+        unit="",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "slowdown_median",
+        "median slowdown over the same jobs as slowdown_mean",
+        unit="",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "slowdown_max",
+        "largest slowdown over the same jobs as slowdown_mean",
+        unit="",
+        direction="lower",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "slowdown_excluded",
+        "measured jobs left out of the slowdown as abnormal (run < abnormal_run_s, or run <= 0)",
+        unit="count",
+        direction="none",
+        source="BBSched §4.2",
+    ),
+    MetricSpec(
+        "bounded_slowdown_mean",
+        "mean of max((wait + run) / max(run, tau), 1) over measured jobs (Feitelson et al. 1997)",
+        unit="",
+        direction="lower",
+        source="Feitelson et al. 1997",
+    ),
+    MetricSpec(
+        "bounded_slowdown_median",
+        "median bounded slowdown over measured jobs",
+        unit="",
+        direction="lower",
+        source="Feitelson et al. 1997",
+    ),
+    MetricSpec(
+        "bounded_slowdown_max",
+        "largest bounded slowdown over measured jobs",
+        unit="",
+        direction="lower",
+        source="Feitelson et al. 1997",
+    ),
+    MetricSpec(
+        "makespan_s",
+        "last resource release - first submit, whole run (s)",
+        unit="s",
+        direction="lower",
+        source="",
+    ),
+    MetricSpec(
+        "throughput_jobs_per_s",
+        "jobs that ran (COMPLETED or KILLED), whole run / makespan_s",
+        unit="s",
+        direction="higher",
+        source="",
+    ),
+    MetricSpec(
+        "decisions",
+        "scheduling decisions with a recorded solver latency, whole run",
+        unit="count",
+        direction="none",
+        source="DESIGN.md Latency",
+    ),
+    MetricSpec(
+        "decision_latency_median_s",
+        "median solver latency per decision (s)",
+        unit="s",
+        direction="lower",
+        source="DESIGN.md Latency",
+    ),
+    MetricSpec(
+        "decision_latency_p95_s",
+        "95th percentile of solver latency per decision (s)",
+        unit="s",
+        direction="lower",
+        source="DESIGN.md Latency",
+    ),
+    MetricSpec(
+        "decision_latency_max_s",
+        "largest solver latency per decision (s)",
+        unit="s",
+        direction="lower",
+        source="DESIGN.md Latency",
+    ),
+    MetricSpec(
+        "decision_latency_total_s",
+        "total solver latency over all decisions (s)",
+        unit="s",
+        direction="lower",
+        source="DESIGN.md Latency",
+    ),
+    MetricSpec(
+        "decision_within_budget",
+        "share of decisions whose latency is <= budget_s",
+        unit="share",
+        direction="higher",
+        source="DESIGN.md Latency",
+    ),
+)
+
+#: key -> one-line definition (what ``metrics.json`` carries under ``definitions``).
+METRIC_DEFINITIONS: dict[str, str] = {m.name: m.definition for m in SIMULATION_METRICS}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -442,14 +623,14 @@ def decision_latency_stats(
     if lat.size and not np.all(np.isfinite(lat)):
         i = int(np.flatnonzero(~np.isfinite(lat))[0])
         raise MetricsError(f"decision_latency_s[{i}]: expected a finite number, got {lat[i]!r}")
-    median, p95 = _percentiles(lat)
+    stats = latency_stats(lat, budget_s)  # the one definition (simcore/indicators.py)
     return {
         "decisions": int(lat.size),
-        "decision_latency_median_s": median,
-        "decision_latency_p95_s": p95,
-        "decision_latency_max_s": _num(lat.max()) if lat.size else None,
+        "decision_latency_median_s": stats["median_s"],
+        "decision_latency_p95_s": stats["p95_s"],
+        "decision_latency_max_s": stats["max_s"],
         "decision_latency_total_s": float(lat.sum()),
-        "decision_within_budget": _num(np.mean(lat <= budget_s)) if lat.size else None,
+        "decision_within_budget": stats["share_within_budget"],
     }
 
 
@@ -646,65 +827,6 @@ def _runtime_labels(edges: np.ndarray) -> list[str]:
         f"< {h[k + 1]} h" if edges[k] == 0 else f"{h[k]}-{h[k + 1]} h" for k in range(len(h) - 1)
     ]
     return [*labels, f">= {h[-1]} h"]
-
-
-# ---------------------------------------------------------------------------------------------
-# Human summary
-# ---------------------------------------------------------------------------------------------
-
-
-def _fmt_share(v: Any) -> str:
-    return "n/a" if v is None else f"{100 * v:.2f} %"
-
-
-def _fmt_seconds(v: Any) -> str:
-    return "n/a" if v is None else f"{v:,.0f} s ({v / 3600:.2f} h)"
-
-
-def _fmt_ratio(v: Any) -> str:
-    return "n/a" if v is None else f"{v:,.3f}"
-
-
-def _fmt_int(v: Any) -> str:
-    return "n/a" if v is None else f"{v:,d}"
-
-
-def _fmt_latency(v: Any) -> str:
-    return "n/a" if v is None else f"{v:.4g} s"
-
-
-_SUMMARY_ROWS: tuple[tuple[str, str, Any], ...] = (
-    ("jobs measured", "jobs_measured", _fmt_int),
-    ("jobs killed", "jobs_killed", _fmt_int),
-    ("jobs rejected", "jobs_rejected", _fmt_int),
-    ("jobs unfinished", "jobs_unfinished", _fmt_int),
-    ("node usage", "node_usage", _fmt_share),
-    ("burst-buffer usage", "bb_usage", _fmt_share),
-    ("local-SSD usage", "ssd_usage", _fmt_share),
-    ("local-SSD wasted", "ssd_waste", _fmt_share),
-    ("wait mean", "wait_mean_s", _fmt_seconds),
-    ("wait median", "wait_median_s", _fmt_seconds),
-    ("wait p95", "wait_p95_s", _fmt_seconds),
-    ("wait max", "wait_max_s", _fmt_seconds),
-    ("slowdown mean", "slowdown_mean", _fmt_ratio),
-    ("bounded slowdown mean", "bounded_slowdown_mean", _fmt_ratio),
-    ("makespan", "makespan_s", _fmt_seconds),
-    ("decisions", "decisions", _fmt_int),
-    ("decision latency median", "decision_latency_median_s", _fmt_latency),
-    ("decision latency p95", "decision_latency_p95_s", _fmt_latency),
-    ("decisions within budget", "decision_within_budget", _fmt_share),
-)
-
-
-def format_summary(metrics: Mapping[str, Any]) -> str:
-    """A compact two-column table of the headline metrics of :func:`compute_metrics`.
-
-    Keys that are absent are skipped; undefined values print as ``n/a``.
-    """
-    rows = [(label, fmt(metrics[key])) for label, key, fmt in _SUMMARY_ROWS if key in metrics]
-    return tabulate(
-        rows, headers=("metric", "value"), tablefmt="simple", colalign=("left", "right")
-    )
 
 
 # ---------------------------------------------------------------------------------------------

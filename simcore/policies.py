@@ -63,7 +63,8 @@ import numpy as np
 
 from schedbench.simcore.engine import ConfigError, Simulation
 from schedbench.simcore.errors import InvalidDecisionError
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve
 
 BACKFILLS = ("easy", "conservative", "none")

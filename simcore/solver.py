@@ -12,7 +12,8 @@ Optionally ``warm_up()``, called once before any timed call (JIT compilation, li
 imports). What is timed is exactly ``solve()``: ``timed_solve`` measures wall time around it and
 writes it into the decision's ``latency_s``; ``warm_up`` is never timed.
 
-simcore imports nothing from ``solvers/``; concrete solvers live there and register through the
+A solver declares the problem kinds it answers in ``kinds`` (default ``("selection",)``;
+``simcore/kinds/``). simcore imports nothing from ``solvers/``; concrete solvers live there and register through the
 entry-point group ``schedbench.solvers`` (see ``solvers.registry``).
 """
 
@@ -21,11 +22,11 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from schedbench.simcore.fdcapture import captured_output
-from schedbench.simcore.problem import Budget, Decision, SelectionProblem
-from schedbench.simcore.vet import vet
+from schedbench.simcore.kinds.base import kind_of
+from schedbench.simcore.problem import Budget
 
 
 @runtime_checkable
@@ -36,9 +37,9 @@ class Solver(Protocol):
     @property
     def id(self) -> str: ...
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]: ...
+    def supports(self, problem: Any) -> tuple[bool, str]: ...
 
-    def solve(self, problem: SelectionProblem, budget: Budget) -> Decision: ...
+    def solve(self, problem: Any, budget: Budget) -> Any: ...
 
 
 def warm_up(solver: object) -> None:
@@ -60,8 +61,10 @@ def set_call_watch(watch: Callable[[float | None], None] | None) -> None:
     _call_watch = watch
 
 
-def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> Decision:
-    """Call ``solver.solve`` and record the wall latency around it (DESIGN.md "Budget and time")."""
+def timed_solve(solver: Solver, problem: Any, budget: Budget) -> Any:
+    """Call ``solver.solve`` and record the wall latency around it (DESIGN.md "Budget and time"),
+    then let the problem's kind check the answer (``ProblemKind.vet``)."""
+    kind = kind_of(problem)
     watch = _call_watch
     if watch is not None:
         watch(budget.deadline_s)
@@ -75,9 +78,11 @@ def timed_solve(solver: Solver, problem: SelectionProblem, budget: Budget) -> De
             latency = time.perf_counter() - start
             if watch is not None:
                 watch(None)
-    if not isinstance(decision, Decision):
+    if not isinstance(decision, kind.decision_type):
         raise TypeError(
-            f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a Decision"
+            f"solver {getattr(solver, 'id', solver)!r} returned {type(decision).__name__}, not a "
+            f"{kind.decision_type.__name__} (the answer type of kind {kind.name!r})"
         )
-    decision = dataclasses.replace(decision, latency_s=latency, solver=decision.solver or solver.id)
-    return vet(problem, decision)  # nothing downstream takes a solver's word (simcore/vet.py)
+    answer: Any = decision  # a frozen dataclass of the kind's decision type (checked above)
+    decision = dataclasses.replace(answer, latency_s=latency, solver=answer.solver or solver.id)
+    return kind.vet(problem, decision)  # nothing downstream takes a solver's word

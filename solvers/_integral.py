@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 MAX_DECIMALS = 6
 #: Largest magnitude allowed after scaling (CP-SAT works in 64-bit integers; sums must fit).

@@ -30,16 +30,9 @@ import numpy as np
 
 from schedbench.simcore.decision_maker import bbsched_decision_maker, window_order_key
 from schedbench.simcore.errors import SolverParameterError
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import (
-    Budget,
-    Decision,
-    ParetoPoint,
-    SelectionProblem,
-    Status,
-    TracePoint,
-    capacity_slack,
-)
+from schedbench.simcore.problem import Budget, Status, TracePoint, capacity_slack
 
 
 class Clock:
@@ -83,16 +76,17 @@ def param(default: Any, help: str) -> Any:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class BaseSolver:
-    """Base class for solvers; see the module docstring for the contract."""
+class ParamSolver:
+    """What every solver dataclass shares, whatever kind of problem it answers: its fields are
+    its parameters (listed, validated, recorded in a deterministic ``id``), its ``kinds`` say
+    which problem kinds it answers (``simcore/kinds/``). Subclass it directly for a kind other
+    than ``selection`` and write ``supports`` and ``solve``; for selection use ``BaseSolver``."""
 
     name: ClassVar[str] = ""
     #: One line for ``schedbench solvers``: what it does and what it supports.
     summary: ClassVar[str] = ""
-    #: The decision maker used when ``M >= 2`` (replaceable in a subclass).
-    decision_maker: ClassVar[Callable[..., ParetoPoint | None]] = staticmethod(
-        bbsched_decision_maker
-    )
+    #: The problem kinds this solver answers.
+    kinds: ClassVar[tuple[str, ...]] = ("selection",)
 
     # -- parameters --------------------------------------------------------------------------
     @classmethod
@@ -139,12 +133,36 @@ class BaseSolver:
         )
         self._require(ok, param_name, expected)
 
-    # -- protocol ------------------------------------------------------------------------------
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        """Whether this solver answers ``problem``: by default any problem of its kinds."""
+        kind = getattr(type(problem), "kind", None)
+        if kind not in self.kinds:
+            return False, f"answers {', '.join(self.kinds)} problems, not {kind}"
         return True, ""
 
     def warm_up(self) -> None:
         """Untimed preparation (e.g. JIT compilation). Default: nothing."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BaseSolver(ParamSolver):
+    """Base class for selection solvers; see the module docstring for the contract."""
+
+    #: The decision maker used when ``M >= 2`` (replaceable in a subclass).
+    decision_maker: ClassVar[Callable[..., ParetoPoint | None]] = staticmethod(
+        bbsched_decision_maker
+    )
+
+    # -- protocol ------------------------------------------------------------------------------
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        """Selection problems only; then what ``_supports`` says (template method)."""
+        if not isinstance(problem, SelectionProblem):
+            return ParamSolver.supports(self, problem)
+        return self._supports(problem)
+
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+        """Override to decline selection problems this solver cannot do, with a reason."""
+        return True, ""
 
     def solve(self, problem: SelectionProblem, budget: Budget) -> Decision:
         clock = Clock(budget)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers.base import Answer, BaseSolver, Clock
 
 

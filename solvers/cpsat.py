@@ -76,7 +76,8 @@ from typing import Any
 
 import numpy as np
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers._integral import IntegralForm
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
@@ -113,7 +114,7 @@ class CPSATSolver(BaseSolver):
     def warm_up(self) -> None:
         _cp_model()
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         try:
             IntegralForm.of(problem)
         except OverflowError as exc:

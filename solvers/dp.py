@@ -51,8 +51,9 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
@@ -85,7 +86,7 @@ class DPSolver(BaseSolver):
     def coarse(self) -> bool:
         return self.unit_nodes != 1 or self.unit_bb != 1
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         if self.coarse and (2 if self.unit_bb != 1 else 1) > problem.K:
             return False, "unit_bb needs a second resource (the burst buffer)"
         return True, ""

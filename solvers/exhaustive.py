@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 _LOW_BITS = 14
@@ -52,7 +53,7 @@ class ExhaustiveSolver(BaseSolver):
             "an integer in 0..30",
         )
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         if problem.w > self.max_window:
             return False, (
                 f"window of {problem.w} jobs exceeds max_window={self.max_window} "

@@ -77,8 +77,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import Budget, SelectionProblem, Status, capacity_slack
+from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers._numba_rng import geometric_gap, new_state, next_u64, randint
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 

@@ -168,7 +168,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from schedbench.simcore import fdcapture
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import _mip_worker
 from schedbench.solvers._integral import IntegralForm
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
@@ -620,7 +621,7 @@ class _MIPSolver(BaseSolver):
         self._require(isinstance(self.reduce, bool), "reduce", "true or false")
 
     # -- protocol ----------------------------------------------------------------------------
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         if multiprocessing.current_process().daemon:
             return False, (
                 "runs CBC/HiGHS in a worker process, which a daemonic process (a multiprocessing "

@@ -72,7 +72,8 @@ from typing import Any
 import numpy as np
 from numba import njit, objmode
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers._numba_rng import new_state, randint, uniform
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 from schedbench.solvers.ga import kernel_limit

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import re
 import typing
 from collections.abc import Mapping
 from functools import cache
@@ -24,6 +25,7 @@ from typing import Any
 
 from schedbench.simcore.errors import SolverParameterError, UnknownSolverError
 from schedbench.simcore.fdcapture import captured_output
+from schedbench.simcore.solver import warm_up
 
 GROUP = "schedbench.solvers"
 
@@ -163,6 +165,61 @@ def instantiate(
             return cls(**params)
     except TypeError as exc:
         raise SolverParameterError(f"solver {label!r}: {exc}") from None
+
+
+_ID = re.compile(r"^([A-Za-z0-9_.:\-]+?)(?:\[(.*)\])?$")
+
+
+def parse_solver_id(text: str) -> tuple[str, dict[str, str]]:
+    """``cpsat[time_limit_s=5,workers=2]`` → ("cpsat", {"time_limit_s": "5", "workers": "2"})
+    (the form of a solver id, as suites and stored results write it)."""
+    m = _ID.match(text.strip())
+    if not m:
+        raise SolverParameterError(f"{text!r}: expected NAME or NAME[key=value,...]")
+    params = parse_assignments([p for p in (m.group(2) or "").split(",") if p.strip()])
+    return m.group(1), params
+
+
+_WARM: dict[tuple[str, str], Any] = {}
+
+
+def warm_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
+    """``make_solver`` plus its untimed ``warm_up()``, built once per process and kept (the
+    suite runner's workers solve many cells with one solver; JIT compilation is paid once)."""
+    params = dict(params or {})
+    key = (name, repr(sorted(params.items())))
+    solver = _WARM.get(key)
+    if solver is None:
+        solver = make_solver(name, params)
+        warm_up(solver)
+        _WARM[key] = solver
+    return solver
+
+
+def solver_kinds(solver_or_class: Any) -> tuple[str, ...]:
+    """The problem kinds a solver answers (``kinds``; ``("selection",)`` when undeclared)."""
+    kinds = getattr(solver_or_class, "kinds", ("selection",))
+    return tuple(kinds) if isinstance(kinds, (tuple, list)) else ("selection",)
+
+
+def try_solver_class(name: str) -> tuple[type | None, str]:
+    """(class, "") or (None, why it cannot be loaded): listing commands show a broken plug-in
+    with its reason instead of letting it hide the others."""
+    try:
+        return solver_class(name), ""
+    except Exception as exc:  # a plug-in's import may raise anything; reported, never hidden
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def solvers_for(kind: str) -> list[str]:
+    """Registered solver names that answer ``kind`` (``try_solver_class`` says which cannot be
+    loaded; ``schedbench solvers`` lists them with the reason)."""
+    out = []
+    for name in known_solvers():
+        cls, _why = try_solver_class(name)
+        if cls is not None and kind in solver_kinds(cls):
+            out.append(name)
+    return out
 
 
 def parse_assignments(items: list[str]) -> dict[str, str]:

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers._integral import MAX_SCALED, decimals_needed
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
@@ -78,7 +79,7 @@ class _Scalarised(BaseSolver):
     def _objective(self, problem: SelectionProblem) -> np.ndarray:
         raise NotImplementedError
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         from schedbench.solvers.registry import known_solvers, make_solver
 
         if self.engine not in known_solvers():
@@ -134,11 +135,11 @@ class WeightedSolver(_Scalarised):
         except ValueError as exc:
             self._require(False, "weights", str(exc))
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         weights = parse_weights(self.weights)
         if weights and len(weights) != problem.M:
             return False, f"{len(weights)} weights for {problem.M} objectives"
-        return _Scalarised.supports(self, problem)
+        return _Scalarised._supports(self, problem)
 
     def _objective(self, problem: SelectionProblem) -> np.ndarray:
         return weighted_objective(problem, parse_weights(self.weights))
@@ -175,10 +176,10 @@ class ConstrainedSolver(_Scalarised):
             "an objective index >= 0",
         )
 
-    def supports(self, problem: SelectionProblem) -> tuple[bool, str]:
+    def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
         if self.objective >= problem.M:
             return False, f"objective {self.objective} does not exist (M = {problem.M})"
-        return _Scalarised.supports(self, problem)
+        return _Scalarised._supports(self, problem)
 
     def _objective(self, problem: SelectionProblem) -> np.ndarray:
         return lexicographic_objective(problem, self.objective)

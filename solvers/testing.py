@@ -29,6 +29,12 @@ everything_fits    all jobs fit together (positive objectives): all are chosen
 nothing_fits       no job fits: an empty selection, not an error
 =================  ==========================================================================
 
+These are the checks of a ``selection`` solver. A solver of another problem kind (``kinds``,
+``simcore/kinds/``) is checked on that kind's example problems (``ProblemKind.examples``) for
+what every solver owes: ``supports`` of the right shape, an answer of the kind's decision type
+that the kind's core check accepts, within the budget, deterministic for a seed, the problem
+left unchanged (:func:`checks_for`).
+
 A check is skipped (not failed) when the solver declines every problem it would use, through
 ``supports()``. ``warm_up()`` is called, untimed, before the budget check.
 """
@@ -45,8 +51,10 @@ import numpy as np
 
 from schedbench.simcore.errors import InvalidDecisionError
 from schedbench.simcore.fdcapture import captured_output
+from schedbench.simcore.kinds.base import ProblemKind, get_kind
+from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
 from schedbench.simcore.pareto import dominates
-from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import warm_up
 
 #: Budget slack: a solver given a deadline of d seconds must return within d × 1.1 + 0.5 s.
@@ -386,7 +394,8 @@ class Check:
         return self.name
 
 
-CHECKS: tuple[Check, ...] = tuple(
+#: The checks of a selection solver.
+SELECTION_CHECKS: tuple[Check, ...] = tuple(
     Check(name, fn)
     for name, fn in (
         ("returns_decision", check_returns_decision),
@@ -403,6 +412,118 @@ CHECKS: tuple[Check, ...] = tuple(
 )
 
 
+# -- any kind --------------------------------------------------------------------------------------
+def _kind_problems(kind: ProblemKind) -> list[tuple[str, Any]]:
+    problems = kind.examples()
+    if not problems:
+        raise _Skip(f"kind {kind.name!r} offers no example problems (ProblemKind.examples)")
+    return problems
+
+
+def _solve_kind(solver: Any, kind: ProblemKind, problem: Any, label: str, budget: Budget) -> Any:
+    try:
+        decision = solver.solve(problem, budget)
+    except Exception as exc:  # the contract says: answer with a decision, never raise
+        raise ConformanceFailure(f"{label}: solve raised {type(exc).__name__}: {exc}") from exc
+    if not isinstance(decision, kind.decision_type):
+        raise _fail(
+            label,
+            f"solve returned {type(decision).__name__}, not a {kind.decision_type.__name__}",
+        )
+    return decision
+
+
+def _kind_checks(kind_name: str) -> tuple[Check, ...]:
+    """The checks every solver of any kind must pass, over the kind's example problems: a
+    ``supports`` answer of the right shape, a decision of the kind's type that the kind's core
+    check (``vet``) accepts and that is not an error, within the budget, the same answer for the
+    same seed, and the problem left as it was."""
+
+    def kind() -> ProblemKind:
+        return get_kind(kind_name)
+
+    def supported(solver: Any) -> list[tuple[str, Any]]:
+        out = [(f"{kind_name} {label}", p) for label, p in _kind_problems(kind())]
+        for label, problem in out:
+            answer = solver.supports(problem)
+            if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], bool)):
+                raise _fail(label, f"supports() must return (bool, str), got {answer!r}")
+            if not answer[0] and not str(answer[1]).strip():
+                raise _fail(label, "supports() declined without a reason")
+        return list(_supported(solver, out))
+
+    def returns_decision(solver: Any) -> None:
+        k = kind()
+        for label, problem in supported(solver):
+            _solve_kind(solver, k, problem, label, Budget(deadline_s=10.0, seed=7))
+
+    def valid(solver: Any) -> None:
+        k = kind()
+        for label, problem in supported(solver):
+            d = _solve_kind(solver, k, problem, label, Budget(deadline_s=10.0, seed=7))
+            if Status(d.status) == Status.ERROR:
+                raise _fail(label, f"status error on a supported problem ({'; '.join(d.notes)})")
+            vetted = k.vet(problem, d)
+            if Status(vetted.status) == Status.ERROR:
+                raise _fail(label, f"the core rejects the answer: {'; '.join(vetted.notes)}")
+            if vetted.stats.get("objective_mismatch"):
+                raise _fail(label, f"claimed objectives {d.objectives} differ from the answer's")
+
+    def budget(solver: Any) -> None:
+        warm_up(solver)
+        k = kind()
+        limit = BUDGET_CHECK_DEADLINE_S * (1 + BUDGET_SLACK_REL) + BUDGET_SLACK_S
+        for label, problem in supported(solver):
+            start = time.perf_counter()
+            _solve_kind(solver, k, problem, label, Budget(deadline_s=BUDGET_CHECK_DEADLINE_S))
+            took = time.perf_counter() - start
+            if took > limit:
+                raise _fail(label, f"took {took:.2f} s, allowed {limit:.2f} s")
+
+    def deterministic(solver: Any) -> None:
+        k = kind()
+        for label, problem in supported(solver):
+            docs = []
+            for _ in range(2):
+                d = _solve_kind(solver, k, problem, label, Budget(deadline_s=10.0, seed=42))
+                doc = k.decision_to_dict(d)
+                doc.pop("latency_s", None)
+                doc.pop("stats", None)
+                docs.append(doc)
+            if docs[0] != docs[1]:
+                raise _fail(label, f"same seed, different answers: {docs[0]} / {docs[1]}")
+
+    def not_mutated(solver: Any) -> None:
+        k = kind()
+        for label, problem in supported(solver):
+            before = k.problem_to_dict(problem)
+            _solve_kind(solver, k, problem, label, Budget(deadline_s=10.0, seed=7))
+            if k.problem_to_dict(problem) != before:
+                raise _fail(label, "solve changed the problem")
+
+    return tuple(
+        Check(f"{kind_name}:{name}", fn)
+        for name, fn in (
+            ("returns_decision", returns_decision),
+            ("valid", valid),
+            ("budget", budget),
+            ("deterministic", deterministic),
+            ("not_mutated", not_mutated),
+        )
+    )
+
+
+def checks_for(solver: Any) -> tuple[Check, ...]:
+    """Every check that applies to ``solver``: per problem kind it declares (``kinds``;
+    ``("selection",)`` when it declares none), the selection checks or the generic ones over the
+    kind's example problems."""
+    kinds = getattr(solver, "kinds", ("selection",))
+    out: list[Check] = []
+    for kind_name in kinds:
+        out.extend(SELECTION_CHECKS if kind_name == "selection" else _kind_checks(kind_name))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class CheckResult:
     check: str
@@ -413,7 +534,7 @@ class CheckResult:
 def run_conformance(solver: Any) -> list[CheckResult]:
     """Run every check against ``solver`` and report each outcome (never raises for a failure)."""
     results = []
-    for check in CHECKS:
+    for check in checks_for(solver):
         try:
             # supports() and solve() are called directly here (the contract is what is checked,
             # not timed_solve's wrapping): what the solver prints is captured per check.
@@ -435,6 +556,6 @@ def parametrize_conformance(solvers: Iterable[object]) -> Any:
     params = [
         pytest.param(solver, check, id=f"{_solver_name(solver)}-{check.name}")
         for solver in solvers
-        for check in CHECKS
+        for check in checks_for(solver)
     ]
     return pytest.mark.parametrize(("solver", "check"), params)

@@ -6,7 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 
-from schedbench.simcore.problem import Decision, Status
+from schedbench.simcore.kinds.selection.problem import Decision
+from schedbench.simcore.problem import Status
 
 
 @dataclass(frozen=True)

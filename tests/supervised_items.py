@@ -7,7 +7,8 @@ import signal
 import sys
 import time
 
-from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve
 
 

@@ -15,7 +15,8 @@ import time
 import numpy as np
 import pytest
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
 

@@ -8,18 +8,18 @@ from typing import Any
 
 import pytest
 
-from schedbench.bench.compare import (
-    DIRECTIONS,
+from schedbench.bench.report.compare import (
     CompareError,
     Threshold,
     compare,
+    directions,
     format_comparison,
     main,
     parse_threshold,
     parse_thresholds,
 )
-from schedbench.bench.quality import latency_stats
 from schedbench.bench.store import ResultStore
+from schedbench.simcore.indicators import latency_stats
 
 PROV = {"test": True}  # provenance() runs git; not needed here
 BUDGET = 1.0
@@ -136,7 +136,7 @@ def test_unknown_metric_lists_known_ones() -> None:
         parse_threshold("igd_pluss:5%")
     message = str(info.value)
     assert "did you mean igd_plus" in message
-    assert all(name in message for name in DIRECTIONS)
+    assert all(name in message for name in directions())
     with pytest.raises(CompareError, match="unknown metric"):
         Threshold("nope", 0.1, relative=False)
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from schedbench.simcore.problem import Budget, Decision, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers.base import Answer, BaseSolver, Clock
 from schedbench.solvers.naive import NaiveSolver
 from schedbench.solvers.registry import known_solvers, make_solver
-from schedbench.solvers.testing import CHECKS, parametrize_conformance, run_conformance
+from schedbench.solvers.testing import SELECTION_CHECKS, parametrize_conformance, run_conformance
 
 BUILTINS = [
     make_solver(name)
@@ -31,6 +32,8 @@ BUILTINS = [
         "constrained-cpu",
         "constrained-bb",
         "constrained-ssd",
+        "placement-earliest",
+        "reservation-first-fit",
     )
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))
@@ -150,7 +153,7 @@ def test_broken_solver_fails_its_check(solver, failing):
 
 
 def test_checks_are_all_named_and_distinct():
-    names = [c.name for c in CHECKS]
+    names = [c.name for c in SELECTION_CHECKS]
     assert len(names) == len(set(names)) >= 10
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from schedbench.instances.knapsack_files import read_front, read_mknap, read_zitzler_thiele
 from schedbench.instances.windows import theta_window
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import cpsat as cpsat_module
 from schedbench.solvers._integral import IntegralForm
 from schedbench.solvers.cpsat import CPSATSolver

@@ -12,9 +12,10 @@ import pytest
 
 from schedbench.simcore.engine import SimOptions, SimulationError, simulate
 from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.kinds.selection.problem import Decision
 from schedbench.simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
 from schedbench.simcore.priority import WFP
-from schedbench.simcore.problem import Decision, Status
+from schedbench.simcore.problem import Status
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import NodeGroup, System
 from schedbench.simcore.workload import Workload

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from schedbench.instances.problem_files import load_problem
 from schedbench.simcore.errors import SchedbenchError
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 # ----------------------------------------------------------------------------- PROBLEM.json
 GOOD_PROBLEM = {"capacities": [10, 20], "demands": [[1, 2], [3, 4], [5, 6]]}
@@ -126,7 +126,7 @@ def test_mutated_problem_json_is_an_error_or_a_valid_problem(tmp_path_factory, d
 
 
 # ----------------------------------------------------------------------------- suite TOML
-from schedbench.bench.runner import plan  # noqa: E402
+from schedbench.bench.run.runner import plan  # noqa: E402
 from schedbench.bench.suite import Limits, SuiteError, load_suite, suite_from_dict  # noqa: E402
 
 SUITE_HEAD = '[suite]\nname = "fuzz"\nbudget_s = 1\n'
@@ -366,7 +366,7 @@ def test_mutated_swf_is_an_error_or_a_valid_workload(tmp_path_factory, field, to
 
 
 def test_a_simulation_error_never_quotes_a_file_outside_the_suite(tmp_path):
-    from schedbench.bench.runner import run_suite
+    from schedbench.bench.run.runner import run_suite
     from schedbench.bench.store import ResultStore
 
     secret = tmp_path / "outside" / "secret.swf"

@@ -13,7 +13,8 @@ import pytest
 
 from schedbench.instances.windows import theta_window
 from schedbench.simcore.errors import SolverParameterError
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import moo as moo_module
 from schedbench.solvers.dp import DPSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver

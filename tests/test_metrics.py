@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from schedbench.bench.report.terminal import format_summary
 from schedbench.simcore.metrics import (
     HALF_MONTH_S,
     METRIC_DEFINITIONS,
@@ -20,7 +21,6 @@ from schedbench.simcore.metrics import (
     breakdown,
     compute_metrics,
     decision_latency_stats,
-    format_summary,
     integrate_usage,
     makespan,
     node_usage,

@@ -17,7 +17,8 @@ import pytest
 import schedbench.solvers.mip as mip
 from schedbench.instances.windows import theta_window
 from schedbench.simcore.errors import SolverParameterError
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers.dp import DPSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
 from schedbench.solvers.mip import CBCSolver, HiGHSSolver

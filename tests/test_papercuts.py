@@ -10,7 +10,7 @@ import pytest
 
 from schedbench.bench._io import atomic_write_text
 from schedbench.bench.cli import main
-from schedbench.bench.simulate_cmd import default_out_name
+from schedbench.bench.cli.simulate import default_out_name
 
 SUITE = """
 [suite]

@@ -12,26 +12,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from schedbench.bench.quality import (
-    ReferenceCache,
-    ReferenceCacheWarning,
-    decision_from_dict,
-    decision_quality,
+from schedbench.bench.run.references import ReferenceCache, ReferenceCacheWarning
+from schedbench.simcore.indicators import (
     front_fraction,
     gd,
     hypervolume,
     hypervolume_ratio,
     ideal_nadir,
     igd_plus,
-    is_failure,
     latency_stats,
     normalise,
     primal_gap,
     primal_integral,
 )
+from schedbench.simcore.kinds.selection import SelectionKind
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
+from schedbench.simcore.kinds.selection.quality import decision_quality
 from schedbench.simcore.metrics import MetricsError
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
+from schedbench.simcore.problem import Status, TracePoint
 
 # -- primal gap ------------------------------------------------------------------------------
 
@@ -242,6 +241,13 @@ def test_latency_stats_errors_and_empty():
         latency_stats([1.0, math.nan], 15.0)
     with pytest.raises(MetricsError, match="failed"):
         latency_stats([1.0, 2.0], 15.0, failed=[True])
+
+
+def is_failure(decision: Decision) -> bool:
+    return not SelectionKind().answered(decision)
+
+
+decision_from_dict = Decision.from_dict
 
 
 def test_is_failure():

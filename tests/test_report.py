@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from schedbench.bench.quality import front_fraction, gd, hypervolume_ratio, igd_plus
 from schedbench.bench.report import (
     ReportError,
     decision_leaderboard,
@@ -25,6 +24,7 @@ from schedbench.bench.report import (
     simulation_leaderboard,
 )
 from schedbench.bench.store import ResultStore
+from schedbench.simcore.indicators import front_fraction, gd, hypervolume_ratio, igd_plus
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 BUDGET = 10.0

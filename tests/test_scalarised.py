@@ -7,7 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers.registry import make_solver
 from schedbench.solvers.scalarised import parse_weights, weighted_objective
 from schedbench.solvers.testing import random_problem, table1

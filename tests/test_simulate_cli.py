@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from schedbench.bench.cli import main
-from schedbench.simcore.problem import Decision, Status
+from schedbench.simcore.kinds.selection.problem import Decision
+from schedbench.simcore.problem import Status
 
 SWF = """; MaxNodes: 8
 ; MaxProcs: 8

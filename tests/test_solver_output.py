@@ -189,7 +189,7 @@ def test_a_pool_worker_never_writes_on_the_parents_stdout():
     that carries the parent's document."""
     script = textwrap.dedent(
         """
-        from schedbench.bench.supervisor import SupervisedPool
+        from schedbench.bench.run.supervisor import SupervisedPool
         from tests.supervised_items import run
 
         if __name__ == "__main__":

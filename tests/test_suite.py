@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from schedbench.bench.cli import main
-from schedbench.bench.runner import RunError, plan, run_suite, solve_isolated
+from schedbench.bench.run.isolate import solve_isolated
+from schedbench.bench.run.runner import RunError, plan, run_suite
 from schedbench.bench.store import ResultStore
 from schedbench.bench.suite import SuiteError, load_suite, make_solver_spec
 from schedbench.instances.windows import theta_window
@@ -205,9 +206,9 @@ def test_a_default_run_survives_hanging_exiting_and_interrupting_solvers(tmp_pat
     """Issue 11: without isolation, a solver that hangs is killed at budget + grace, one that
     calls sys.exit or raises KeyboardInterrupt is charged its own cell; all cells are stored with
     their reasons and the run finishes."""
-    from schedbench.bench import runner as bench_runner
+    from schedbench.bench.run import isolate
 
-    monkeypatch.setattr(bench_runner, "GRACE_S", 1.0)
+    monkeypatch.setattr(isolate, "GRACE_S", 1.0)
     suite = load_suite(write(tmp_path, MISBEHAVING))
     store = tmp_path / "m.sqlite"
     t0 = time.perf_counter()

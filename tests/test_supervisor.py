@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from schedbench.bench.supervisor import Failure, SupervisedPool, pid_alive
+from schedbench.bench._io import pid_alive
+from schedbench.bench.run.supervisor import Failure, SupervisedPool
 from tests.supervised_items import run
 
 
@@ -76,7 +77,7 @@ def test_killing_the_parent_kills_its_workers(tmp_path):
         f"""
         import os, sys
         sys.path.insert(0, {os.getcwd()!r})
-        from schedbench.bench.supervisor import SupervisedPool
+        from schedbench.bench.run.supervisor import SupervisedPool
         from tests.supervised_items import run
         pool = SupervisedPool(run, 2, startup_s=None)
         def note(item, pid):

@@ -12,11 +12,13 @@ import math
 import pytest
 
 from schedbench.bench import cli
-from schedbench.bench.quality import decision_quality
+from schedbench.bench.cli import solve as solve_cmd
 from schedbench.simcore.errors import InvalidDecisionError
-from schedbench.simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
+from schedbench.simcore.kinds.selection.quality import decision_quality
+from schedbench.simcore.kinds.selection.vet import vet
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve
-from schedbench.simcore.vet import vet
 from schedbench.solvers.dp import DPSolver
 
 # Two resources, objectives = demands (BBSched): capacities 10 nodes, 10 BB.
@@ -123,7 +125,7 @@ def test_cli_solve_prints_valid_json_and_fails_on_an_invalid_answer(tmp_path, ca
     path = tmp_path / "p.json"
     path.write_text(json.dumps(PROBLEM.to_dict()))
     lie = Liar(lambda p: Decision(Status.OPTIMAL, selected=(0, 1, 2), objectives=(math.nan, 1)))
-    monkeypatch.setattr(cli.registry, "make_solver", lambda name, params: lie)
+    monkeypatch.setattr(solve_cmd.registry, "make_solver", lambda name, params: lie)
     assert cli.main(["solve", str(path), "--solver", "liar"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "error" and out["selected"] == []

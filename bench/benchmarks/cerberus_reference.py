@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from schedbench.simcore.problem import SelectionProblem
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
 
 def cerberus_dense_dp(

@@ -57,7 +57,8 @@ from cerberus_reference import cerberus_dense_dp
 from tabulate import tabulate
 
 from schedbench.instances.windows import cerberus_run_window, theta_window
-from schedbench.simcore.problem import Budget, Decision, Status
+from schedbench.simcore.kinds.selection.problem import Decision
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import make_solver
 

@@ -25,7 +25,8 @@ from _machine import machine_line
 from tabulate import tabulate
 
 from schedbench.instances.windows import theta_window
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
 from schedbench.solvers.scalarised import lexicographic_objective, weighted_objective

@@ -41,7 +41,8 @@ import numpy as np
 from tabulate import tabulate
 
 from schedbench.instances.windows import theta_window
-from schedbench.simcore.problem import Budget, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.dp import DPSolver
 from schedbench.solvers.mip import CBCSolver, HiGHSSolver

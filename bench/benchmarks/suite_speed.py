@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from schedbench.bench.runner import run_suite  # noqa: E402
+from schedbench.bench.run.runner import run_suite  # noqa: E402
 from schedbench.bench.store import ResultStore  # noqa: E402
 from schedbench.bench.suite import suite_from_dict  # noqa: E402
 

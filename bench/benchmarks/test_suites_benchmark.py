@@ -6,7 +6,7 @@
 
 One benchmark per (suite, instance family, solver), grouped by family: a round solves every
 instance of the family once; the quality metrics (means over the family, against the exact
-references of ``bench.quality``) go into ``extra_info``, so ``--benchmark-json`` carries quality
+references of the problem kind) go into ``extra_info``, so ``--benchmark-json`` carries quality
 as well as time. Simulation scenarios are not benchmarked here (they are runs, not kernels).
 """
 
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from schedbench.bench.quality import decision_quality
-from schedbench.bench.runner import plan
-from schedbench.bench.suite import build_solver, load_suite, reference_solver
-from schedbench.simcore.problem import Budget, Status
+from schedbench.bench.run.runner import plan
+from schedbench.bench.suite import load_suite, reference_solver
+from schedbench.simcore.kinds.base import kind_of
+from schedbench.simcore.problem import Budget
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import make_solver
 
@@ -56,17 +56,17 @@ def _reference(suite, inst):
     name = reference_solver(suite, inst.family)
     if name == "none":
         return None
-    key = inst.problem.fingerprint() + name
+    key = inst.fingerprint + name
     if key not in _REFS:
         _REFS[key] = timed_solve(make_solver(name), inst.problem, Budget(deadline_s=30))
     ref = _REFS[key]
-    return ref if ref.status in (Status.OPTIMAL, Status.INFEASIBLE) else None
+    return ref if inst.kind.is_exact(ref) else None
 
 
 @pytest.mark.parametrize(("suite", "family", "spec", "instances"), _cases())
 def test_suite_family(benchmark, suite, family, spec, instances):
     benchmark.group = f"{suite.name}: {family}"
-    solver = build_solver(spec)
+    solver = make_solver(spec.name, dict(spec.params))
     warm_up(solver)
     budget = Budget(deadline_s=suite.budget_s, seed=suite.seed)
 
@@ -75,7 +75,9 @@ def test_suite_family(benchmark, suite, family, spec, instances):
 
     decisions = benchmark.pedantic(solve_all, rounds=3, iterations=1)
     qualities = [
-        decision_quality(d, _reference(suite, inst), budget_s=suite.budget_s, problem=inst.problem)
+        kind_of(inst.problem).quality(
+            inst.problem, d, _reference(suite, inst), budget_s=suite.budget_s
+        )
         for d, inst in zip(decisions, instances, strict=True)
     ]
     for key in ("primal_gap", "igd_plus", "front_found", "hv_ratio"):

@@ -5,17 +5,10 @@
         [--priority fcfs|wfp] [--backfill easy|conservative|none]
         [--lifecycle classic|three-phase] [--out DIR] ...
 
-Writes to ``--out`` (default ``results/simulate/<workload>-<policy>``):
-
-* ``jobs.csv`` — one row per job: ``id, submit, start, end, nodes, requested_time, runtime,
-  wait, bb_gb, ssd_gb, status`` (+ ``first_alloc, last_release`` for the three-phase lifecycle);
-  empty cells for times that never happened;
-* ``metrics.json`` — every metric of ``simcore/metrics.py`` with its definition, the wait
-  breakdowns by job size, burst-buffer request and runtime (BBSched Figures 9–11), the counters,
-  the configuration and the workload's cleaning counts;
-* ``decisions.jsonl`` — one line per solver decision (window policy), written as the simulation
-  goes, so it survives a crash;
-* ``schedule.swf`` — the workload with the simulated wait and run times (SWF fields 3, 4, 11).
+Writes to ``--out`` (default ``results/simulate/<workload>_<policy>_<hash>``) the files of
+``bench/run/outputs.py`` (``jobs.csv``, ``metrics.json``, ``schedule.swf``) and
+``decisions.jsonl`` — one line per solver decision (window policy), written as the simulation
+goes, so it survives a crash.
 
 If the simulation stops on an error or Ctrl-C, what was computed so far is still written
 (``metrics.json`` then says ``"aborted": true`` and the unfinished jobs have empty times).
@@ -24,32 +17,26 @@ If the simulation stops on an error or Ctrl-C, what was computed so far is still
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
-import math
 import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from schedbench.bench._cli_common import add_budget_args
-from schedbench.instances.systems import PRESETS, resolve_system
-from schedbench.instances.units import fit_units, rejection_warning
-from schedbench.instances.workloads import load_workload
-from schedbench.simcore.engine import LIFECYCLES, SimOptions, Simulation
-from schedbench.simcore.metrics import (
-    MeasurementWindow,
-    compute_metrics,
-    format_summary,
-)
-from schedbench.simcore.policies import BACKFILLS, POLICIES, NaivePolicy, WindowPolicy
+from schedbench.bench.cli._common import add_budget_args, add_set_args
+from schedbench.bench.report.terminal import format_summary
+from schedbench.bench.run.outputs import write_outputs
+from schedbench.bench.run.simulation import assemble, build_policy, load
+from schedbench.bench.suite.schema import Scenario
+from schedbench.instances.systems import PRESETS
+from schedbench.instances.units import rejection_warning
+from schedbench.simcore.engine import LIFECYCLES
+from schedbench.simcore.policies import BACKFILLS, POLICIES
 from schedbench.simcore.priority import PRIORITIES
 from schedbench.simcore.problem import Budget
-from schedbench.simcore.schedule import JobState, ScheduleResult
+from schedbench.simcore.recording import DecisionRecorder
 from schedbench.simcore.solver import warm_up
 from schedbench.solvers import registry
 
@@ -86,14 +73,7 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="registered solver for the window policy, or module:Class of a plug-in",
     )
-    p.add_argument(
-        "--set",
-        dest="params",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="solver parameter (repeatable)",
-    )
+    add_set_args(p)
     p.add_argument("--window", type=int, default=20, help="window size (default 20, BBSched)")
     p.add_argument(
         "--starvation-bound",
@@ -183,23 +163,34 @@ def run(args: argparse.Namespace) -> int:
     if policy_name == "naive" and args.solver:
         print("schedbench: error: --solver is only used by --policy window", file=sys.stderr)
         return 2
-    workload = load_workload(args.workload, on_bad_line="skip" if args.skip_bad_lines else "error")
-    system = resolve_system(args.system, workload=workload)
-    workload, unit_notes = fit_units(workload, system)
+    if args.record_decisions and policy_name != "window":
+        print(
+            "schedbench: error: --record-decisions needs the window policy "
+            "(--solver NAME; --solver naive records the baseline's decisions)",
+            file=sys.stderr,
+        )
+        return 2
+    scenario = Scenario(
+        name="simulate",
+        workload=args.workload,
+        system=args.system or "",
+        priority=args.priority,
+        backfill=args.backfill,
+        lifecycle=args.lifecycle,
+        window=args.window,
+        starvation_bound=args.starvation_bound,
+        warmup_s=args.warmup,
+        cooldown_s=args.cooldown,
+    )
+    loaded = load(scenario, on_bad_line="skip" if args.skip_bad_lines else "error")
+    workload, system = loaded.workload, loaded.system
     budget = Budget(deadline_s=args.budget, seed=args.seed)
+    solver = None
     if policy_name == "window":
         params = registry.parse_assignments(args.params)
         solver = registry.make_solver(args.solver, params)  # a name, or module:Class
         warm_up(solver)
-        policy: Any = WindowPolicy(
-            solver,
-            window=args.window,
-            starvation_bound=args.starvation_bound,
-            budget=budget,
-            backfill=args.backfill,
-        )
-    else:
-        policy = NaivePolicy(backfill=args.backfill)
+    policy_text = build_policy(policy_name, solver, scenario, budget).describe()
     out = (
         Path(args.out)
         if args.out
@@ -207,12 +198,11 @@ def run(args: argparse.Namespace) -> int:
         / "simulate"
         / default_out_name(
             args.workload,
-            policy.describe(),
+            policy_text,
             f"{args.system}|{args.priority}|{args.lifecycle}|{args.params}|{args.seed}",
         )
     )
     out.mkdir(parents=True, exist_ok=True)
-    window = MeasurementWindow(warmup_s=args.warmup, cooldown_s=args.cooldown)
 
     bar = _progress(len(workload), disable=args.no_progress)
     log_file = (out / "decisions.jsonl").open("w") if policy_name == "window" else None
@@ -224,28 +214,22 @@ def run(args: argparse.Namespace) -> int:
 
     recorder = None
     if args.record_decisions:
-        if policy_name != "window":
-            print(
-                "schedbench: error: --record-decisions needs the window policy "
-                "(--solver NAME; --solver naive records the baseline's decisions)",
-                file=sys.stderr,
-            )
-            return 2
-        from schedbench.instances.recorded import DecisionRecorder
-
         recorder = DecisionRecorder(
             args.record_decisions, workload=workload.source, system=system.name
         )
-    options = SimOptions(
+    built = assemble(
+        scenario,
+        loaded,
+        policy=policy_name,
+        solver=solver,
+        budget=budget,
         record_problem=recorder,
-        lifecycle=args.lifecycle,
-        priority=args.priority,
         on_invalid=args.on_invalid,
         progress=bar.set_done if bar else None,
         progress_every=max(100, len(workload) // 200),
         decision_log=log if log_file else None,
     )
-    sim = Simulation(workload, system, policy, options)
+    sim, policy, unit_notes = built.simulation, built.policy, list(built.unit_notes)
     t0 = time.perf_counter()
     error: BaseException | None = None
     try:
@@ -284,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if error is not None:
         result.config["error"] = f"{type(error).__name__}: {error}"
-    write_outputs(result, out, window, budget_s=args.budget)
+    write_outputs(result, out, built.window, budget_s=args.budget)
     if error is not None:
         print(
             f"schedbench: error: simulation stopped at t={sim.now:g}: {error}\n"
@@ -344,98 +328,4 @@ def _progress(total: int, disable: bool) -> _Bar | None:
     return None if disable else _Bar(total, disable)
 
 
-def _cell(x: float) -> str:
-    if math.isnan(x):
-        return ""
-    return str(int(x)) if x == int(x) else f"{x:.6f}".rstrip("0").rstrip(".")
-
-
-def write_jobs_csv(result: ScheduleResult, path: Path) -> None:
-    w = result.workload
-    names = {s.value: s.name.lower() for s in JobState}
-    three = not np.array_equal(
-        result.first_alloc, result.start, equal_nan=True
-    ) or not np.array_equal(result.last_release, result.end, equal_nan=True)
-    cols = [
-        "id",
-        "submit",
-        "start",
-        "end",
-        "nodes",
-        "requested_time",
-        "runtime",
-        "wait",
-        "bb_gb",
-        "ssd_gb",
-        "status",
-    ] + (["first_alloc", "last_release"] if three else [])
-    wait = result.start - w.submit
-    with path.open("w", newline="") as fh:
-        out = csv.writer(fh)
-        out.writerow(cols)
-        rows = zip(
-            w.job_id.tolist(),
-            w.submit.tolist(),
-            result.start.tolist(),
-            result.end.tolist(),
-            w.nodes.tolist(),
-            w.requested_time.tolist(),
-            w.runtime.tolist(),
-            wait.tolist(),
-            w.bb_gb.tolist(),
-            w.ssd_gb.tolist(),
-            result.state.tolist(),
-            result.first_alloc.tolist(),
-            result.last_release.tolist(),
-            strict=True,
-        )
-        for r in rows:
-            line = [
-                r[0],
-                _cell(r[1]),
-                _cell(r[2]),
-                _cell(r[3]),
-                r[4],
-                _cell(r[5]),
-                _cell(r[6]),
-                _cell(r[7]),
-                _cell(r[8]),
-                _cell(r[9]),
-                names[r[10]],
-            ]
-            if three:
-                line += [_cell(r[11]), _cell(r[12])]
-            out.writerow(line)
-
-
-def write_outputs(
-    result: ScheduleResult, out: Path, window: MeasurementWindow, *, budget_s: float
-) -> None:
-    """jobs.csv, metrics.json and schedule.swf; each written to a temporary name, then renamed."""
-    from schedbench.instances.swf import write_swf
-
-    tmp = out / "jobs.csv.tmp"
-    write_jobs_csv(result, tmp)
-    tmp.replace(out / "jobs.csv")
-    try:
-        metrics = compute_metrics(result, window, budget_s=budget_s)
-    except Exception as exc:  # e.g. a window longer than an aborted run: keep the rest
-        metrics = {"error": f"{type(exc).__name__}: {exc}"}
-    doc = {
-        "metrics": metrics,
-        "counters": result.counters,
-        "config": result.config,
-        "system": result.system.to_dict(),
-    }
-    tmp = out / "metrics.json.tmp"
-    tmp.write_text(json.dumps(doc, indent=2, default=_json_default, allow_nan=False))
-    tmp.replace(out / "metrics.json")
-    tmp = out / "schedule.swf.tmp"
-    write_swf(result.workload, tmp, result=result)
-    tmp.replace(out / "schedule.swf")
-
-
-def _json_default(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+COMMANDS = {"simulate": run}

@@ -1,7 +1,10 @@
-"""Per-decision quality and latency metrics (DESIGN.md "Quality metrics (per decision)").
+"""Indicators: quality of an answer against an exact reference, and latency summaries.
 
-One definition of each indicator for every benchmark script; all objectives are MAXIMISED in
-schedbench, so every function here takes maximised objective values unless it says otherwise.
+Pure functions of recorded numbers (STYLE.md convention 3, pymoo's ``Indicator``): nothing here
+runs a solver. One definition of each for the whole project — the problem kinds' quality
+records (``simcore/kinds/``), the simulation metrics (``simcore/metrics.py``), the report and the
+regression gate all call these. All objectives are MAXIMISED in schedbench, so every function
+takes maximised objective values unless it says otherwise.
 
 Single objective (M = 1), after Berthold (2013), "Measuring the impact of primal heuristics",
 Operations Research Letters 41(6):
@@ -22,48 +25,26 @@ ideal and nadir (:func:`normalise`, which also turns them into minimisation):
 * :func:`front_fraction` — the share of Z whose objective vectors the answer found.
 
 Latency (:func:`latency_stats`): median, p95, max, share within budget and the shifted geometric
-mean with shift 1 s, failures charged the budget.
-
-:func:`decision_quality` assembles the per-decision record (flat, JSON-safe); a metric whose exact
-reference is missing is reported as ``None`` with ``reference: "missing"``, never guessed.
-:class:`ReferenceCache` stores exact references on disk, keyed by
-``SelectionProblem.fingerprint()`` and the reference solver's id, so each is computed once.
+mean with shift 1 s, failures charged the budget (DESIGN.md "Quality metrics").
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import re
-import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
-from schedbench.bench._io import atomic_write_text
-from schedbench.simcore.errors import InvalidDecisionError
-from schedbench.simcore.metrics import MetricsError
+from schedbench.simcore.errors import MetricsError
 from schedbench.simcore.pareto import nondominated_mask
-from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status, TracePoint
+from schedbench.simcore.problem import TracePoint
 
 #: Hypervolume reference point, in every normalised (minimised) objective (DESIGN.md).
 HV_REFERENCE = 1.1
 
 #: Shift of the shifted geometric mean of latencies, in seconds (DESIGN.md).
 SGM_SHIFT_S = 1.0
-
-#: Default directory of the reference cache.
-DEFAULT_CACHE_DIR = Path.home() / ".cache" / "schedbench" / "references"
-
-#: Statuses that make a decision an exact reference (and that the cache stores).
-EXACT_STATUSES = (Status.OPTIMAL, Status.INFEASIBLE)
-
-# ---------------------------------------------------------------------------------------------
-# Single objective: primal gap and primal integral (Berthold 2013)
-# ---------------------------------------------------------------------------------------------
 
 
 def _finite(value: Any, name: str) -> float:
@@ -381,15 +362,6 @@ def front_fraction(approx: Any, exact: Any, *, rtol: float = 1e-9) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
-def is_failure(decision: Decision) -> bool:
-    """True when a decision delivered no answer: status ``error``, or ``timeout`` with neither
-    an objective vector nor a Pareto set (a timeout that returns its best selection, even the
-    empty one, answered). ``infeasible`` is an answer, not a failure."""
-    if decision.status == Status.ERROR:
-        return True
-    return decision.status == Status.TIMEOUT and not decision.objectives and not decision.pareto
-
-
 def latency_stats(
     latencies: Sequence[float] | np.ndarray,
     budget_s: float,
@@ -449,288 +421,3 @@ def latency_stats(
         "share_within_budget": float(np.mean(~fail & (lat <= budget))),
         "sgm_s": max(sgm, 0.0),
     }
-
-
-# ---------------------------------------------------------------------------------------------
-# Per-decision record
-# ---------------------------------------------------------------------------------------------
-
-
-def _n_objectives(
-    decision: Decision, reference: Decision | None, problem: SelectionProblem | None
-) -> int:
-    if problem is not None:
-        return problem.M
-    for d in (reference, decision):
-        if d is None:
-            continue
-        if d.objectives:
-            return len(d.objectives)
-        if d.pareto:
-            return len(d.pareto[0].objectives)
-    raise MetricsError(
-        "cannot tell the number of objectives from the decision or the reference; pass problem="
-    )
-
-
-def _answer(decision: Decision, m: int, problem: SelectionProblem | None) -> tuple[bool, str]:
-    """(feasible, reason if not): the decision holds an answer that, given the problem, fits."""
-    if decision.status not in (Status.OPTIMAL, Status.FEASIBLE, Status.TIMEOUT):
-        return False, f"status {decision.status.value}: no answer"
-    if not decision.objectives and not decision.pareto:
-        return False, f"status {decision.status.value} without an answer"
-    if decision.objectives and len(decision.objectives) != m:
-        return False, f"answer has {len(decision.objectives)} objectives, expected {m}"
-    if problem is not None:
-        for sel in [decision.selected, *(p.selected for p in decision.pareto)]:
-            try:
-                problem.check_selection(sel)
-            except InvalidDecisionError as exc:
-                return False, f"infeasible answer: {exc}"
-    return True, ""
-
-
-def decision_quality(
-    decision: Decision,
-    reference: Decision | None,
-    *,
-    budget_s: float | None = None,
-    problem: SelectionProblem | None = None,
-) -> dict[str, Any]:
-    """The quality record of one decision against an exact reference, flat and JSON-safe.
-
-    ``reference`` is the exact answer to the same problem (status ``optimal``), or ``None``. Keys:
-
-    * always: ``n_objectives``, ``status``, ``feasible`` (the decision holds an answer — status
-      optimal/feasible/timeout with objectives or a Pareto set — and, when ``problem`` is given,
-      every selection in it fits), ``reference`` (``"exact"`` or ``"missing"``), ``note``;
-    * M = 1: ``primal_gap`` and ``primal_integral`` (needs ``budget_s``, the decision's budget;
-      the integral uses the trace and the returned value from ``decision.latency_s`` on);
-    * M >= 2: ``igd_plus``, ``gd``, ``hv_ratio``, ``front_found`` (share of Z found) of the
-      answer's Pareto set (its single objective vector if it has none), and ``front_size`` |Z|.
-
-    With no usable reference (``None``, or a status other than optimal — an infeasible problem
-    has no front to compare with) the metrics are ``None`` and ``reference`` is ``"missing"``: a
-    metric is never guessed. A decision without a (feasible) answer scores γ = 1 and a primal
-    integral of 1 (nothing delivered), or, for M >= 2, hv_ratio = front_found = 0 and
-    IGD+ = GD = infinite, reported as ``None`` with a note since JSON has no infinity. The
-    primal integral is ``None`` when the latency was not measured. The recorded objective values
-    are used as they stand; ``problem`` only adds the feasibility check.
-    """
-    m = _n_objectives(decision, reference, problem)
-    feasible, why = _answer(decision, m, problem)
-    notes = [why] if why else []
-    record: dict[str, Any] = {
-        "n_objectives": m,
-        "status": decision.status.value,
-        "feasible": feasible,
-        "reference": "exact",
-    }
-    keys = ("primal_gap", "primal_integral") if m == 1 else ("igd_plus", "gd", "hv_ratio")
-    keys = keys if m == 1 else (*keys, "front_found", "front_size")
-
-    usable = reference is not None and reference.status == Status.OPTIMAL
-    if (
-        reference is None
-        or (usable and m >= 2 and not (reference.pareto or reference.objectives))
-        or (usable and m == 1 and len(reference.objectives) != 1)
-    ):
-        usable = False
-    if not usable or reference is None:
-        record["reference"] = "missing"
-        if reference is not None:
-            notes.append(f"reference status {reference.status.value} is not an exact answer")
-        record.update(dict.fromkeys(keys))
-        record["note"] = "; ".join(notes) or None
-        return record
-
-    if m == 1:
-        if budget_s is None:
-            raise MetricsError("budget_s: the primal integral needs the decision's budget")
-        z_star = reference.objectives[0]
-        if not feasible:
-            record["primal_gap"] = 1.0
-            record["primal_integral"] = 1.0
-        else:
-            z = decision.objectives[0] if decision.objectives else None
-            record["primal_gap"] = primal_gap(z, z_star)
-            if math.isnan(decision.latency_s):
-                record["primal_integral"] = None
-                notes.append("latency_s not measured: no primal integral")
-            else:
-                record["primal_integral"] = primal_integral(
-                    decision.trace,
-                    z_star,
-                    budget_s,
-                    latency_s=decision.latency_s,
-                    final=z,
-                )
-    else:
-        exact = as_points(reference.pareto or [reference.objectives], m, name="reference front")
-        if not feasible:
-            found = np.zeros((0, m))
-        elif decision.pareto:
-            found = as_points(decision.pareto, m, name="decision pareto")
-        else:
-            found = as_points([decision.objectives], m, name="decision objectives")
-        igd = igd_plus(found, exact)
-        dist = gd(found, exact)
-        if math.isinf(igd) or math.isinf(dist):
-            notes.append("empty answer: IGD+ and GD are infinite, reported as null")
-        record["igd_plus"] = None if math.isinf(igd) else igd
-        record["gd"] = None if math.isinf(dist) else dist
-        record["hv_ratio"] = hypervolume_ratio(found, exact)
-        record["front_found"] = front_fraction(found, exact)
-        record["front_size"] = int(exact.shape[0])
-    record["note"] = "; ".join(notes) or None
-    return record
-
-
-# ---------------------------------------------------------------------------------------------
-# Decisions as JSON, and the reference cache
-# ---------------------------------------------------------------------------------------------
-
-
-def _field(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-    value = data.get(key, default)
-    if not isinstance(value, kind):
-        raise MetricsError(f"decision JSON key {key!r}: expected {kind}, got {value!r}")
-    return value
-
-
-def decision_from_dict(data: Any) -> Decision:
-    """Rebuild a ``Decision`` from :meth:`Decision.to_dict` output (the inverse, up to whole
-    float stats becoming ints and a ``None`` latency becoming NaN). Malformed data raises
-    ``MetricsError`` naming the key."""
-    if not isinstance(data, Mapping):
-        raise MetricsError(f"decision JSON: expected an object, got {type(data).__name__}")
-    try:
-        status = Status(data["status"])
-    except (KeyError, ValueError):
-        raise MetricsError(
-            f"decision JSON key 'status': expected one of {[s.value for s in Status]}, "
-            f"got {data.get('status')!r}"
-        ) from None
-    latency = data.get("latency_s")
-    try:
-        pareto = tuple(
-            ParetoPoint(tuple(p["selected"]), tuple(float(x) for x in p["objectives"]))
-            for p in _field(data, "pareto", list, [])
-        )
-        trace = tuple(
-            TracePoint(float(t["time_s"]), tuple(float(x) for x in t["objectives"]))
-            for t in _field(data, "trace", list, [])
-        )
-        return Decision(
-            status=status,
-            selected=tuple(_field(data, "selected", list, [])),
-            objectives=tuple(float(x) for x in _field(data, "objectives", list, [])),
-            pareto=pareto,
-            trace=trace,
-            stats=dict(_field(data, "stats", dict, {})),
-            notes=tuple(str(n) for n in _field(data, "notes", list, [])),
-            solver=str(_field(data, "solver", str, "")),
-            latency_s=math.nan if latency is None else float(latency),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, MetricsError):
-            raise
-        raise MetricsError(f"decision JSON: malformed pareto, trace or selection ({exc})") from None
-
-
-class ReferenceCacheWarning(UserWarning):
-    """A cached reference could not be read (and is treated as missing) or written."""
-
-
-class ReferenceCache:
-    """Exact references on disk, one JSON file per problem and reference solver (DESIGN.md:
-    "Exact references are computed once and cached by instance hash").
-
-    A file ``<fingerprint>-<solver_id>.json`` under ``directory`` (default
-    ``~/.cache/schedbench/references``) holds ``{"format": 1, "fingerprint", "solver",
-    "decision": Decision.to_dict()}``. Writes are atomic (temporary file in the same directory,
-    then ``os.replace``), so a crash never leaves half a file. A file that cannot be read or does
-    not match (bad JSON, another problem or solver, a malformed decision) counts as missing and
-    raises a :class:`ReferenceCacheWarning`; it never crashes the run and is overwritten by the
-    next ``put``. Only exact answers (status optimal or infeasible) are stored.
-    """
-
-    FORMAT = 1
-
-    def __init__(self, solver_id: str, directory: str | os.PathLike[str] | None = None):
-        if not isinstance(solver_id, str) or not solver_id:
-            raise MetricsError(f"solver_id: expected a non-empty string, got {solver_id!r}")
-        self.solver_id = solver_id
-        self.directory = Path(directory) if directory is not None else DEFAULT_CACHE_DIR
-
-    def path_for(self, problem: SelectionProblem) -> Path:
-        """The file that holds (or would hold) the reference for ``problem``."""
-        safe = re.sub(r"[^A-Za-z0-9._=-]", "_", self.solver_id)
-        return self.directory / f"{problem.fingerprint()}-{safe}.json"
-
-    def get(self, problem: SelectionProblem) -> Decision | None:
-        """The cached reference for ``problem``, or ``None`` (missing or unreadable)."""
-        path = self.path_for(problem)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            self._warn(f"cannot read {path}: {exc}; treated as missing")
-            return None
-        try:
-            data = json.loads(text)
-            if not isinstance(data, dict) or data.get("format") != self.FORMAT:
-                raise MetricsError(f"expected format {self.FORMAT}")
-            if data.get("fingerprint") != problem.fingerprint():
-                raise MetricsError("the file belongs to another problem")
-            if data.get("solver") != self.solver_id:
-                raise MetricsError(f"the file belongs to solver {data.get('solver')!r}")
-            return decision_from_dict(data.get("decision"))
-        except (ValueError, TypeError, KeyError) as exc:  # JSONDecodeError is a ValueError
-            self._warn(f"corrupt reference {path}: {exc}; treated as missing")
-            return None
-
-    def put(self, problem: SelectionProblem, decision: Decision) -> Path:
-        """Store ``decision`` as the reference for ``problem`` atomically; returns the file."""
-        if decision.status not in EXACT_STATUSES:
-            raise MetricsError(
-                f"decision status {decision.status.value!r}: only exact answers "
-                f"({', '.join(s.value for s in EXACT_STATUSES)}) are cached as references"
-            )
-        if decision.solver and decision.solver != self.solver_id:
-            raise MetricsError(
-                f"decision from solver {decision.solver!r} put into the cache of {self.solver_id!r}"
-            )
-        path = self.path_for(problem)
-        payload = {
-            "format": self.FORMAT,
-            "fingerprint": problem.fingerprint(),
-            "solver": self.solver_id,
-            "decision": decision.to_dict(),
-        }
-        return atomic_write_text(path, json.dumps(payload, sort_keys=True))
-
-    def get_or_compute(
-        self, problem: SelectionProblem, compute_fn: Callable[[SelectionProblem], Decision]
-    ) -> Decision:
-        """The cached reference, or ``compute_fn(problem)`` stored for next time.
-
-        A computed decision that is not exact (timeout, error) is returned but not stored, so a
-        later run may try again; :func:`decision_quality` treats it as a missing reference. A
-        failure to write warns and still returns the decision.
-        """
-        cached = self.get(problem)
-        if cached is not None:
-            return cached
-        decision = compute_fn(problem)
-        if decision.status in EXACT_STATUSES:
-            try:
-                self.put(problem, decision)
-            except OSError as exc:
-                self._warn(f"cannot write reference {self.path_for(problem)}: {exc}")
-        return decision
-
-    @staticmethod
-    def _warn(message: str) -> None:
-        warnings.warn(message, ReferenceCacheWarning, stacklevel=3)

@@ -1,4 +1,4 @@
-"""Declarative suites: a TOML file expands into a matrix of cells.
+"""Suite files: the TOML schema, checked key by key when the suite is loaded.
 
 A suite compares solvers at two levels (DESIGN.md):
 
@@ -44,35 +44,34 @@ the file, the key path and what was expected)::
     warmup_s = 0
     cooldown_s = 0
 
-``SOURCES``: ``theta-window``, ``cori-window`` (BBSched windows; keys ``w``, ``seeds``,
-``bb_share``, ``max_bb_gb``, ``min_nodes``, ``free_range``), ``cerberus-run`` (``w``, ``seeds``,
-``free_range``), ``cerberus-stage`` (``w``, ``seeds``, ``objective`` = data | count),
-``problem-files`` (``paths``: globs of PROBLEM.json), ``mknap`` (``path``: OR-Library file; the
-reported optima are the references), ``zitzler-thiele`` (``path`` and optionally ``front``, the
-published exact front used as the reference), ``recorded`` (``path``: a decision log written by
-``schedbench simulate --record-decisions``; ``limit``, ``every``).
+Sources (``source = ...``) are plug-ins: the built-ins, their keys, and how to add one are in
+``instances/sources.py``; ``source = "my_pkg.mod:MySource"`` names a source class directly.
+A ``[[simulations]]`` table's ``policies`` list holds ``naive``, or ``window:SOLVER[params]``.
 
 Relative paths are resolved against the suite file's folder.
 """
 
 from __future__ import annotations
 
-import glob
-import hashlib
 import itertools
-import json
 import math
-import re
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedbench.instances.sources import (
+    SourceError,
+    SourceLimits,
+    UnknownSourceError,
+    get_source,
+)
 from schedbench.instances.workloads import check_workload_spec
 from schedbench.simcore.errors import SchedbenchError, SolverParameterError, UnknownSolverError
-from schedbench.simcore.problem import Budget, Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
 from schedbench.solvers import registry
+from schedbench.solvers.registry import parse_solver_id
 
 
 class SuiteError(SchedbenchError, ValueError):
@@ -86,51 +85,23 @@ class SuiteError(SchedbenchError, ValueError):
 
 # ---------------------------------------------------------------------- data
 @dataclass(frozen=True, slots=True)
-class Instance:
-    """One decision problem of a family, with an exact reference when its source has one."""
-
-    family: str
-    label: str
-    problem: SelectionProblem
-    reference: Decision | None = None
-    context: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
 class SolverSpec:
+    """A solver of the suite: registry name (or ``module:Class``), parameters, its id (name +
+    non-default parameters, e.g. ``cpsat[time_limit_s=5]``), the families it runs on, and
+    whether each solve runs isolated in a child process."""
+
     name: str
     params: tuple[tuple[str, Any], ...]
     id: str
     families: tuple[str, ...] | None = None
     isolate: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class DecisionCell:
-    family: str
-    instance: str
-    solver: SolverSpec
-    repetition: int
-    seed: int
-    budget_s: float
-
-    @property
-    def cell_id(self) -> str:
-        return _hash(
-            [
-                "decision",
-                self.family,
-                self.instance,
-                self.solver.id,
-                self.repetition,
-                self.seed,
-                self.budget_s,
-            ]
-        )
+    kinds: tuple[str, ...] = ("selection",)
 
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
+    """A closed-loop scenario: a workload on a machine with the simulation options."""
+
     name: str
     workload: str
     system: str
@@ -141,35 +112,6 @@ class Scenario:
     starvation_bound: int = 50
     warmup_s: float = 0.0
     cooldown_s: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class SimulationCell:
-    scenario: Scenario
-    policy: str  # "naive" or "window:<solver id>"
-    solver: SolverSpec | None
-    repetition: int
-    seed: int
-    budget_s: float
-
-    @property
-    def cell_id(self) -> str:
-        return _hash(
-            [
-                "simulation",
-                self.scenario.name,
-                self.scenario.workload,
-                self.scenario.system,
-                self.scenario.priority,
-                self.scenario.backfill,
-                self.scenario.lifecycle,
-                self.scenario.window,
-                self.policy,
-                self.repetition,
-                self.seed,
-                self.budget_s,
-            ]
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,23 +142,6 @@ class Suite:
         }
 
 
-def _hash(parts: list[Any]) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------- solver ids
-_ID = re.compile(r"^([A-Za-z0-9_.:\-]+?)(?:\[(.*)\])?$")
-
-
-def parse_solver_id(text: str) -> tuple[str, dict[str, str]]:
-    """``cpsat[time_limit_s=5,workers=2]`` → ("cpsat", {"time_limit_s": "5", "workers": "2"})."""
-    m = _ID.match(text.strip())
-    if not m:
-        raise SolverParameterError(f"{text!r}: expected NAME or NAME[key=value,...]")
-    params = registry.parse_assignments([p for p in (m.group(2) or "").split(",") if p.strip()])
-    return m.group(1), params
-
-
 def make_solver_spec(
     name: str,
     params: dict[str, Any],
@@ -224,15 +149,13 @@ def make_solver_spec(
     families: tuple[str, ...] | None = None,
     isolate: bool = False,
 ) -> SolverSpec:
-    """Validate by instantiating once (unknown solver or parameter raises); the id is the
-    solver's own (name + non-default parameters)."""
+    """Validate by instantiating once through the registry (unknown solver or parameter
+    raises); the id is the solver's own (name + non-default parameters)."""
     solver = registry.make_solver(name, params)
     ident = getattr(solver, "id", name)
-    return SolverSpec(name, tuple(sorted(params.items())), ident, families, isolate)
-
-
-def build_solver(spec: SolverSpec) -> Any:
-    return registry.make_solver(spec.name, dict(spec.params))
+    return SolverSpec(
+        name, tuple(sorted(params.items())), ident, families, isolate, registry.solver_kinds(solver)
+    )
 
 
 # ---------------------------------------------------------------------- loading
@@ -270,6 +193,23 @@ class Limits:
 MAX_SUITE_BYTES = 4 * 2**20
 
 
+def shipped_suites() -> dict[str, Path]:
+    """The suites that ship with schedbench (package data): name -> file."""
+    from importlib.resources import files
+
+    folder = Path(str(files("schedbench.bench") / "suites"))
+    return {p.stem: p for p in sorted(folder.glob("*.toml"))}
+
+
+def resolve_suite(name_or_path: str | Path) -> Path:
+    """A suite file: the path when it exists, else the shipped suite of that name
+    (``schedbench run quick``); an unknown name is left for :func:`load_suite` to report."""
+    p = Path(name_or_path)
+    if p.exists() or p.suffix == ".toml":
+        return p
+    return shipped_suites().get(str(name_or_path), p)
+
+
 def load_suite(path: str | Path, *, limits: Limits | None = None) -> Suite:
     p = Path(path)
     src = str(p)
@@ -280,7 +220,10 @@ def load_suite(path: str | Path, *, limits: Limits | None = None) -> Suite:
             raise SuiteError(src, "file", f"a suite file under {MAX_SUITE_BYTES // 2**20} MiB")
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SuiteError(src, "file", "an existing suite file") from None
+        shipped = ", ".join(shipped_suites())
+        raise SuiteError(
+            src, "file", f"an existing suite file, or a shipped suite ({shipped})"
+        ) from None
     except UnicodeDecodeError as exc:
         raise SuiteError(src, "file", f"UTF-8 text (byte {exc.start} is not)") from None
     except OSError as exc:
@@ -367,9 +310,9 @@ def suite_from_dict(
         "budget_s",
         "suite",
         (int, float),
-        15.0,
-        check=lambda v: 0 < v <= 30,
-        expected="a number of seconds in (0, 30]",
+        DEFAULT_DEADLINE_S,
+        check=lambda v: 0 < v <= MAX_DEADLINE_S,
+        expected=f"a number of seconds in (0, {MAX_DEADLINE_S:g}]",
     )
     reps = _get(
         src,
@@ -399,19 +342,28 @@ def suite_from_dict(
         if fam in families:
             raise SuiteError(src, f"{where}.family", "a family name used once", fam)
         families.add(fam)
-        kind = _get(src, spec, "source", where, str, expected=f"one of {', '.join(SOURCES)}")
-        if kind not in SOURCES:
-            raise SuiteError(src, f"{where}.source", f"one of {', '.join(SOURCES)}", kind)
+        source_name = _get(
+            src, spec, "source", where, str, expected="a problem source name or module:Class"
+        )
+        try:
+            problem_source = get_source(source_name)
+        except UnknownSourceError as exc:
+            raise SuiteError(
+                src, f"{where}.source", f"one of {', '.join(exc.known)}", source_name
+            ) from exc
         ref = spec.get("reference", reference)
         if not isinstance(ref, str):
             raise SuiteError(src, f"{where}.reference", "a solver name or 'none'", ref)
         if ref != "none":
             _solver_known(src, f"{where}.reference", ref)
-        allowed = SOURCES[kind].keys | {"family", "source", "reference"}
+        allowed = set(problem_source.keys) | {"family", "source", "reference"}
         _unknown(src, where, spec, allowed)
         specs.append({**spec, "reference": ref, "_where": where})
-        # build now so that bad paths / values fail at load, not in the middle of a run
-        _check_source(src, where, kind, spec, base, limits)
+        # check now so that bad paths / values fail at load, not in the middle of a run
+        try:
+            problem_source.check(spec, base, SourceLimits(limits.max_window, limits.max_seeds))
+        except SourceError as exc:
+            raise SuiteError(src, f"{where}.{exc.key}", exc.expected, exc.got) from exc
 
     solvers: list[SolverSpec] = []
     for i, s in enumerate(
@@ -579,23 +531,8 @@ def _seconds(src: str, data: dict, where: str, key: str) -> float:
 
 
 def _instance_count(spec: dict[str, Any], base: Path) -> int:
-    """How many problems an [[instances]] table expands into, without building them (window
-    sources: the product of its grid sizes; file sources: one per file, a lower bound)."""
-    kind = spec["source"]
-    if kind == "problem-files":
-        return sum(len(glob.glob(str(base / pattern))) for pattern in spec["paths"])
-    if kind in ("mknap", "zitzler-thiele", "recorded"):
-        return 1
-    n = len(_seeds(spec.get("seeds", 1)))
-    w = spec.get("w", [20])
-    n *= len(w) if isinstance(w, list) else 1
-    for key in SOURCES[kind].keys - {"w", "seeds"}:
-        v = spec.get(key)
-        if key == "free_range":
-            n *= len(v) if isinstance(v, list) and v and isinstance(v[0], list) else 1
-        elif isinstance(v, list):
-            n *= len(v)
-    return n
+    """How many problems an [[instances]] table expands into, without building them."""
+    return get_source(spec["source"]).count(spec, base)
 
 
 def _solver_known(src: str, where: str, name: str) -> None:
@@ -612,293 +549,3 @@ def _grid(params: dict[str, Any]) -> Iterator[dict[str, Any]]:
     values = [params[k] if isinstance(params[k], list) else [params[k]] for k in keys]
     for combo in itertools.product(*values):
         yield dict(zip(keys, combo, strict=True))
-
-
-# ---------------------------------------------------------------------- instance sources
-@dataclass(frozen=True, slots=True)
-class Source:
-    keys: set[str]
-    build: Callable[
-        [dict[str, Any], Path], Iterator[tuple[str, SelectionProblem, Decision | None, dict]]
-    ]
-
-
-def _seeds(v: Any) -> list[int]:
-    return list(range(1, v + 1)) if isinstance(v, int) else list(v)
-
-
-def _gridded(spec: dict[str, Any], names: tuple[str, ...]) -> Iterator[dict[str, Any]]:
-    present = {k: spec[k] for k in names if k in spec}
-    # a list of lists (free_range) or a list of scalars is a grid; a 2-list of numbers for
-    # free_range is one value
-    fixed: dict[str, list[Any]] = {}
-    for k, v in present.items():
-        if k == "free_range" and isinstance(v, list) and v and not isinstance(v[0], list):
-            fixed[k] = [tuple(v)]
-        elif isinstance(v, list):
-            fixed[k] = [tuple(x) if isinstance(x, list) else x for x in v]
-        else:
-            fixed[k] = [v]
-    keys = sorted(fixed)
-    for combo in itertools.product(*(fixed[k] for k in keys)):
-        yield dict(zip(keys, combo, strict=True))
-
-
-def _label(prefix: str, kw: dict[str, Any]) -> str:
-    return prefix + ":" + ",".join(f"{k}={v}" for k, v in sorted(kw.items()))
-
-
-def _windows(fn_name: str, machine: str | None, extra: tuple[str, ...]):
-    def build(spec: dict[str, Any], base: Path):
-        from schedbench.instances import systems, windows
-
-        fn = getattr(windows, fn_name)
-        ws = spec.get("w", [20])
-        ws = ws if isinstance(ws, list) else [ws]
-        for kw in _gridded(spec, extra):
-            for w in ws:
-                for seed in _seeds(spec.get("seeds", 1)):
-                    args = dict(kw)
-                    if machine:
-                        args["machine"] = systems.PRESETS[machine]
-                    problem = fn(int(w), int(seed), **args)
-                    yield _label(spec["source"], {"w": w, "seed": seed, **kw}), problem, None, {}
-
-    return build
-
-
-def _problem_files(spec: dict[str, Any], base: Path):
-    from schedbench.instances.problem_files import load_problem
-
-    for pattern in spec["paths"]:
-        for path in sorted(glob.glob(str(base / pattern))):
-            yield Path(path).stem, load_problem(path), None, {"path": path}
-
-
-def _mknap(spec: dict[str, Any], base: Path):
-    from schedbench.instances.knapsack_files import read_mknap
-
-    for known in read_mknap(base / spec["path"]):
-        ref = Decision(
-            status=Status.OPTIMAL, objectives=(float(known.optimum),), solver="published"
-        )
-        yield known.name, known.problem, ref, {}
-
-
-def _zitzler_thiele(spec: dict[str, Any], base: Path):
-    from schedbench.instances.knapsack_files import read_front, read_zitzler_thiele
-
-    problem = read_zitzler_thiele(base / spec["path"])
-    ref = None
-    if "front" in spec:
-        front = read_front(base / spec["front"])
-        ref = Decision(
-            status=Status.OPTIMAL,
-            pareto=tuple(ParetoPoint((), tuple(map(float, v))) for v in front),
-            objectives=tuple(map(float, front[0])),
-            solver="published",
-        )
-    yield Path(spec["path"]).name, problem, ref, {}
-
-
-def _recorded(spec: dict[str, Any], base: Path):
-    from schedbench.instances.recorded import read_recorded
-
-    limit = spec.get("limit")
-    every = spec.get("every", 1)
-    for k, (label, problem, context) in enumerate(read_recorded(base / spec["path"])):
-        if k % every:
-            continue
-        if limit is not None and k // every >= limit:
-            break
-        yield label, problem, None, context
-
-
-SOURCES: dict[str, Source] = {
-    "theta-window": Source(
-        {"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
-        _windows("bb_window", "theta", ("bb_share", "max_bb_gb", "min_nodes", "free_range")),
-    ),
-    "cori-window": Source(
-        {"w", "seeds", "bb_share", "max_bb_gb", "min_nodes", "free_range"},
-        _windows("bb_window", "cori", ("bb_share", "max_bb_gb", "min_nodes", "free_range")),
-    ),
-    "cerberus-run": Source(
-        {"w", "seeds", "free_range"}, _windows("cerberus_run_window", None, ("free_range",))
-    ),
-    "cerberus-stage": Source(
-        {"w", "seeds", "objective"}, _windows("cerberus_stage_window", None, ("objective",))
-    ),
-    "problem-files": Source({"paths"}, _problem_files),
-    "mknap": Source({"path"}, _mknap),
-    "zitzler-thiele": Source({"path", "front"}, _zitzler_thiele),
-    "recorded": Source({"path", "limit", "every"}, _recorded),
-}
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _is_range(x: Any) -> bool:
-    return (
-        isinstance(x, list)
-        and len(x) == 2
-        and all(_is_number(v) for v in x)
-        and 0 <= x[0] <= x[1] <= 1
-    )
-
-
-#: Per-source keyword arguments: (check of one value, what is expected). Lists of values are
-#: grids (``free_range``: a list of [lo, hi] pairs, or one pair).
-_SOURCE_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
-    "max_bb_gb": (lambda x: _is_number(x) and 1 <= x <= 1e9, "a number of GB in [1, 1e9]"),
-    # the window generators draw job sizes from min_nodes up to 4,096 nodes
-    "min_nodes": (lambda x: _is_int(x) and 1 <= x <= 4096, "an integer in 1..4096"),
-    "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
-}
-
-
-def _check_source(
-    src: str, where: str, kind: str, spec: dict[str, Any], base: Path, limits: Limits
-) -> None:
-    for key in ("path", "front"):
-        if key in spec:
-            if not isinstance(spec[key], str) or not spec[key]:
-                raise SuiteError(src, f"{where}.{key}", "a file path", spec[key])
-            target = base / spec[key]
-            if not target.is_file():
-                raise SuiteError(src, f"{where}.{key}", "an existing file", spec[key])
-    if kind in ("mknap", "zitzler-thiele", "recorded") and "path" not in spec:
-        raise SuiteError(src, f"{where}.path", "a file path (missing key)")
-    if kind == "problem-files":
-        paths = spec.get("paths")
-        if (
-            not isinstance(paths, list)
-            or not paths
-            or not all(isinstance(x, str) and x for x in paths)
-        ):
-            raise SuiteError(src, f"{where}.paths", "a non-empty list of globs (strings)", paths)
-    if "w" in spec:
-        ws = spec["w"] if isinstance(spec["w"], list) else [spec["w"]]
-        if not ws or not all(_is_int(x) and 1 <= x <= limits.max_window for x in ws):
-            raise SuiteError(
-                src,
-                f"{where}.w",
-                f"an integer in 1..{limits.max_window:,} or a non-empty list of them "
-                "(raise the bound with --max-window)",
-                spec["w"],
-            )
-    if "seeds" in spec:
-        s = spec["seeds"]
-        ok = (_is_int(s) and 1 <= s <= limits.max_seeds) or (
-            isinstance(s, list)
-            and 0 < len(s) <= limits.max_seeds
-            and all(_is_int(x) and 0 <= x < 2**63 for x in s)
-            and len(set(s)) == len(s)
-        )
-        if not ok:
-            raise SuiteError(
-                src,
-                f"{where}.seeds",
-                f"a count in 1..{limits.max_seeds:,} or a list of distinct non-negative integer "
-                "seeds",
-                s,
-            )
-    for key in ("limit", "every"):
-        if key in spec and not (_is_int(spec[key]) and spec[key] >= 1):
-            raise SuiteError(src, f"{where}.{key}", "an integer >= 1", spec[key])
-    for key, (ok, expected) in _SOURCE_VALUES.items():
-        if key in spec:
-            values = spec[key] if isinstance(spec[key], list) else [spec[key]]
-            if not values or not all(ok(v) for v in values):
-                raise SuiteError(src, f"{where}.{key}", f"{expected} or a list of them", spec[key])
-    if "free_range" in spec:
-        v = spec["free_range"]
-        pairs = v if isinstance(v, list) and v and isinstance(v[0], list) else [v]
-        if not all(_is_range(x) for x in pairs):
-            raise SuiteError(
-                src,
-                f"{where}.free_range",
-                "[lo, hi] with 0 <= lo <= hi <= 1, or a list of such pairs",
-                v,
-            )
-
-
-def expand_instances(suite: Suite) -> list[Instance]:
-    """Build every decision problem of the suite (cheap: generators and small files)."""
-    out: list[Instance] = []
-    for spec in suite.instance_specs:
-        kind = spec["source"]
-        try:
-            for label, problem, ref, ctx in SOURCES[kind].build(spec, suite.base_dir):
-                out.append(Instance(spec["family"], label, problem, ref, ctx))
-        except (SchedbenchError, ValueError) as exc:  # ValueError: a generator's own check
-            files = [spec[k] for k in ("path", "front") if isinstance(spec.get(k), str)]
-            files += [p for p in spec.get("paths", []) if isinstance(p, str)]
-            raise SuiteError(
-                suite.source,
-                spec["_where"],
-                "a buildable instance source",
-                redact_outside(str(exc), files, suite.base_dir),
-            ) from None
-    return out
-
-
-def redact_outside(message: str, paths: list[str], base: Path) -> str:
-    """``message`` without the quoted content (``..., got CONTENT``) when one of ``paths`` lies
-    outside the suite's folder: a suite may point at any file, but its errors must not become
-    a way to print other files' contents (issue 11). Line numbers and expectations stay."""
-    root = base.resolve()
-    for p in paths:
-        target = (base / p).resolve()
-        if target != root and root not in target.parents:
-            head, sep, _content = message.partition(", got ")
-            return head + (
-                ", got (content not shown: the file is outside the suite's folder)" if sep else ""
-            )
-    return message
-
-
-def reference_solver(suite: Suite, family: str) -> str:
-    for spec in suite.instance_specs:
-        if spec["family"] == family:
-            return spec["reference"]
-    return suite.reference
-
-
-def decision_cells(suite: Suite, instances: list[Instance]) -> list[DecisionCell]:
-    cells = []
-    for inst in instances:
-        for solver in suite.solvers:
-            if solver.families is not None and inst.family not in solver.families:
-                continue
-            for rep in range(suite.repetitions):
-                cells.append(
-                    DecisionCell(
-                        inst.family, inst.label, solver, rep, suite.seed + rep, suite.budget_s
-                    )
-                )
-    return cells
-
-
-def simulation_cells(suite: Suite) -> list[SimulationCell]:
-    cells = []
-    for scen, pols in suite.scenarios:
-        for pol in pols:
-            spec = None
-            if pol != "naive":
-                n, prm = parse_solver_id(pol.removeprefix("window:"))
-                spec = make_solver_spec(n, prm)
-            for rep in range(suite.repetitions):
-                cells.append(SimulationCell(scen, pol, spec, rep, suite.seed + rep, suite.budget_s))
-    return cells
-
-
-def budget(cell: DecisionCell | SimulationCell) -> Budget:
-    return Budget(deadline_s=cell.budget_s, seed=cell.seed)

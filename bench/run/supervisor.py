@@ -36,8 +36,6 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
-from schedbench.bench.store import pid_alive  # noqa: F401  (re-exported for the tests)
-
 #: How often the parent looks at the deadlines when no worker has anything to say.
 POLL_S = 0.05
 

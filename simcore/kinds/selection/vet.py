@@ -28,7 +28,8 @@ import math
 from collections.abc import Sequence
 
 from schedbench.simcore.errors import InvalidDecisionError
-from schedbench.simcore.problem import Decision, ParetoPoint, SelectionProblem, Status
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
+from schedbench.simcore.problem import Status
 
 #: Relative tolerance when comparing a claimed objective value with the recomputed one (MIP
 #: solvers report values through floating-point LP arithmetic).

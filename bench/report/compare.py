@@ -13,7 +13,8 @@ Thresholds
     An improvement never fails.
 
 Groups and alignment
-    Cells are aligned by (suite, family, instance, solver, repetition, budget_s): a cell of
+    Cells are aligned by (suite, family, instance content hash, solver id with its parameters,
+    repetition, budget_s) — the label where a stored cell has no hash: a cell of
     BASE is compared with the cell of HEAD that ran the same thing. The budget is part of the
     key because quality and latency are only comparable at one budget, and because latency
     statistics charge failures the budget. Two cells of one store with the same key make the
@@ -51,7 +52,6 @@ unknown suite, nothing to compare), with one line on stderr saying what is wrong
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import math
 import sqlite3
@@ -64,63 +64,25 @@ from typing import Any, Literal
 
 from tabulate import tabulate
 
-from schedbench.bench.quality import latency_stats
 from schedbench.bench.store import ResultStore, StoreError
+from schedbench.bench.store.records import row_failed
+from schedbench.simcore.catalogue import LATENCY_KEYS
+from schedbench.simcore.catalogue import directions as catalogue_directions
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.indicators import latency_stats
 
 LOWER = "lower"
 HIGHER = "higher"
 
 #: Latency metrics computed per decision group from ``latency_s`` (name -> latency_stats key).
-LATENCY_METRICS: dict[str, str] = {
-    "latency_median_s": "median_s",
-    "latency_p95_s": "p95_s",
-    "latency_max_s": "max_s",
-    "latency_sgm_s": "sgm_s",
-    "share_within_budget": "share_within_budget",
-}
+LATENCY_METRICS: dict[str, str] = LATENCY_KEYS
 
-#: Which way each comparable metric is better; the order is the order of the report.
-DIRECTIONS: dict[str, str] = {
-    # decision quality (bench/quality.py)
-    "primal_gap": LOWER,
-    "primal_integral": LOWER,
-    "igd_plus": LOWER,
-    "gd": LOWER,
-    "hv_ratio": HIGHER,
-    "front_found": HIGHER,
-    # latency over the decisions of a group (bench/quality.py latency_stats)
-    "latency_median_s": LOWER,
-    "latency_p95_s": LOWER,
-    "latency_max_s": LOWER,
-    "latency_sgm_s": LOWER,
-    "share_within_budget": HIGHER,
-    # simulation (simcore/metrics.py METRIC_DEFINITIONS)
-    "node_usage": HIGHER,
-    "bb_usage": HIGHER,
-    "ssd_usage": HIGHER,
-    "ssd_waste": LOWER,
-    "wait_mean_s": LOWER,
-    "wait_median_s": LOWER,
-    "wait_p95_s": LOWER,
-    "wait_max_s": LOWER,
-    "slowdown_mean": LOWER,
-    "slowdown_median": LOWER,
-    "slowdown_max": LOWER,
-    "bounded_slowdown_mean": LOWER,
-    "bounded_slowdown_median": LOWER,
-    "bounded_slowdown_max": LOWER,
-    "makespan_s": LOWER,
-    "throughput_jobs_per_s": HIGHER,
-    "jobs_unfinished": LOWER,
-    "decision_latency_median_s": LOWER,
-    "decision_latency_p95_s": LOWER,
-    "decision_latency_max_s": LOWER,
-    "decision_latency_total_s": LOWER,
-    "decision_within_budget": HIGHER,
-    # cells without an answer, any kind
-    "failures": LOWER,
-}
+
+def directions() -> dict[str, str]:
+    """Which way each comparable metric is better, from the metric catalogue
+    (``simcore/catalogue.py``): a new kind's metrics are gateable without an edit here."""
+    return catalogue_directions()
+
 
 #: Metrics this module computes itself; a stored metric of the same name is not read.
 _COMPUTED = (*LATENCY_METRICS, "failures")
@@ -149,7 +111,7 @@ class Threshold:
     text: str = ""
 
     def __post_init__(self) -> None:
-        if self.metric not in DIRECTIONS:
+        if self.metric not in directions():
             raise CompareError(_unknown_metric(self.metric, self.text or self.metric))
         if not (math.isfinite(self.amount) and self.amount >= 0):
             raise CompareError(
@@ -169,9 +131,11 @@ _FORM = "METRIC:THRESHOLD, e.g. igd_plus:5% (relative) or igd_plus:0.01 (absolut
 
 
 def _unknown_metric(name: str, arg: str) -> str:
-    close = difflib.get_close_matches(name, DIRECTIONS, n=1)
+    close = difflib.get_close_matches(name, directions(), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    return f"--fail {arg!r}: unknown metric {name!r}{hint}; known metrics: {', '.join(DIRECTIONS)}"
+    return (
+        f"--fail {arg!r}: unknown metric {name!r}{hint}; known metrics: {', '.join(directions())}"
+    )
 
 
 def parse_threshold(arg: str) -> Threshold:
@@ -183,7 +147,7 @@ def parse_threshold(arg: str) -> Threshold:
     metric, value = metric.strip(), value.strip()
     if not sep or not metric or not value:
         raise CompareError(f"--fail {arg!r}: expected {_FORM}")
-    if metric not in DIRECTIONS:
+    if metric not in directions():
         raise CompareError(_unknown_metric(metric, arg))
     relative = value.endswith("%")
     number_text = value[:-1].strip() if relative else value
@@ -327,7 +291,7 @@ def _judge(
     cells: int,
     note: str = "",
 ) -> Entry:
-    direction = DIRECTIONS[metric]
+    direction = directions()[metric]
     verdict: Verdict
     if base is None or head is None:
         verdict = "missing"
@@ -354,24 +318,13 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def row_failed(row: Mapping[str, Any]) -> bool:
-    """The cell delivered no answer: status ``error``, or ``timeout`` with no answer stored."""
-    status = row.get("status")
-    if status == "error":
-        return True
-    if status == "timeout":
-        decision = row.get("decision")
-        if not isinstance(decision, Mapping):
-            return True
-        return not (decision.get("objectives") or decision.get("pareto"))
-    return False
-
-
 def _align_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    # The instance by content (issue 12): a renamed label still aligns, a changed problem does
+    # not. Cells stored without a hash (failed cells of stores written before) use the label.
     return (
         row.get("suite"),
         row.get("family"),
-        row.get("instance"),
+        row.get("instance_hash") or row.get("instance"),
         row.get("solver"),
         row.get("repetition"),
         _number(row.get("budget_s")),
@@ -416,7 +369,7 @@ def _stored_metric_names(rows: Iterable[Mapping[str, Any]]) -> set[str]:
         name
         for row in rows
         for name in _metrics(row)
-        if name in DIRECTIONS and name not in _COMPUTED
+        if name in directions() and name not in _COMPUTED
     }
 
 
@@ -465,7 +418,7 @@ def compare(
         present.update(LATENCY_METRICS)
     absent = [t for t in gates.values() if t.metric not in present]
     if absent:
-        found = ", ".join(m for m in DIRECTIONS if m in present) or "none"
+        found = ", ".join(m for m in directions() if m in present) or "none"
         raise CompareError(
             f"--fail {absent[0].text or str(absent[0])!r}: metric {absent[0].metric!r} is in "
             f"neither store (metrics found: {found})"
@@ -563,7 +516,7 @@ def _group_entries(
         entries["failures"] = _judge(
             group, "failures", float(failures_b), float(failures_h), gates.get("failures"), n
         )
-    return [entries[m] for m in DIRECTIONS if m in entries]
+    return [entries[m] for m in directions() if m in entries]
 
 
 def _latency_entries(
@@ -770,35 +723,3 @@ def main(
     print(f"BASE {base_path}\nHEAD {head_path}")
     print(format_comparison(comparison, "github" if markdown else "simple"))
     return 1 if comparison.regressions else 0
-
-
-def add_parser(sub: Any) -> None:
-    """Register ``compare`` on the ``schedbench`` sub-command parser (see :func:`run`)."""
-    p = sub.add_parser(
-        "compare",
-        help="compare two results stores; non-zero exit when a gated metric regressed",
-        description=__doc__.split("\n\n")[0],
-    )
-    p.add_argument("base", metavar="BASE", help="results store before the change")
-    p.add_argument("head", metavar="HEAD", help="results store after the change")
-    p.add_argument(
-        "--fail",
-        dest="fails",
-        action="append",
-        default=[],
-        metavar="METRIC:THRESHOLD",
-        help="fail when METRIC gets worse by more than THRESHOLD: 5%% of BASE's value, "
-        "an absolute amount (0.01), or 0 (repeatable)",
-    )
-    p.add_argument("--suite", default=None, help="compare only this suite")
-    p.add_argument("--markdown", action="store_true", help="Markdown tables (for CI summaries)")
-
-
-def run(args: argparse.Namespace) -> int:
-    return main(args.base, args.head, args.fails, suite=args.suite, markdown=args.markdown)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    _parser = argparse.ArgumentParser(prog="schedbench")
-    add_parser(_parser.add_subparsers(dest="command", required=True))
-    sys.exit(run(_parser.parse_args(["compare", *sys.argv[1:]])))

@@ -40,7 +40,7 @@ schema with ``PRAGMA user_version`` (``SCHEMA_VERSION``). Opening anything else 
 another program's SQLite database, a store written by a newer schedbench — raises
 ``StoreError`` naming the path and what was expected; such a file is never modified.
 
-Schema (version 1)
+Schema (version 2)
 ------------------
 ``runs``: ``run_id`` INTEGER PK, ``suite``, ``started_at`` (ISO 8601, UTC), ``finished_at``
 (NULL while running), ``status`` ('running' | 'finished' | 'interrupted'), ``config_json``,
@@ -53,8 +53,10 @@ hash of the cell spec), ``kind`` ('decision' | 'simulation'), ``family``, ``inst
 ``params_json``, ``repetition``, ``seed``, ``budget_s``, ``status``, ``latency_s``,
 ``concurrency`` (cells running at the same time as this one, itself included: 1 = alone),
 ``isolated`` (0/1), ``executor``, ``started_at``, ``finished_at``, ``metrics_json`` (flat
-``{name: number | null}``), ``decision_json`` (the Decision as a dict, or NULL), ``error``.
-UNIQUE (``suite``, ``cell_id``).
+``{name: number | null}``), ``decision_json`` (the Decision as a dict, or NULL), ``error``, ``problem_kind`` (the
+decision problem's kind, ``simcore/kinds/``; version 2, NULL for simulation cells).
+UNIQUE (``suite``, ``cell_id``). A version-1 store is migrated when opened for writing
+(``problem_kind`` set to ``selection`` for its decision cells) and read as it is otherwise.
 
 Row dicts (``add`` and ``rows``) use the column names, except that the JSON columns are given
 and returned decoded under ``params``, ``metrics`` and ``decision``.
@@ -86,28 +88,26 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import importlib.metadata
 import json
 import math
 import numbers
 import os
-import platform
 import socket
 import sqlite3
-import subprocess
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from schedbench.bench._io import atomic_write
+from schedbench.bench._io import atomic_write, pid_alive
+from schedbench.bench.store.provenance import provenance as _collect_provenance
 from schedbench.simcore.errors import SchedbenchError
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
 APPLICATION_ID = 0x53425253
 #: ``PRAGMA user_version`` this module writes and reads.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 RUN_STATUSES = ("running", "finished", "interrupted")
 KINDS = ("decision", "simulation")
@@ -149,7 +149,8 @@ CREATE TABLE cells (
     finished_at     TEXT,
     metrics_json    TEXT NOT NULL DEFAULT '{}',
     decision_json   TEXT,
-    error           TEXT
+    error           TEXT,
+    problem_kind    TEXT
 );
 CREATE UNIQUE INDEX cells_by_suite_cell ON cells (suite, cell_id);
 CREATE INDEX cells_by_run ON cells (run_id);
@@ -180,17 +181,13 @@ CELL_KEYS = (
     "metrics",
     "decision",
     "error",
+    "problem_kind",
 )
 REQUIRED_KEYS = ("suite", "cell_id", "kind", "solver", "status", "run_id")
 _JSON_KEYS = {"params": "params_json", "metrics": "metrics_json", "decision": "decision_json"}
 _COLUMNS = tuple(_JSON_KEYS.get(key, key) for key in CELL_KEYS)
 
 _INT64 = (-(2**63), 2**63 - 1)
-_PACKAGES = ("schedbench", "numpy", "ortools", "pulp", "highspy", "numba")
-_THREAD_VARS = ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-# Not thread counts, but they change which BLAS kernels run, hence timings.
-_KERNEL_VARS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
-_GIT_TIMEOUT_S = 10.0
 
 
 class StoreError(SchedbenchError, ValueError):
@@ -211,91 +208,6 @@ class DuplicateCellError(StoreError):
             f"cell {cell_id!r} of suite {suite!r} is already stored; skip it (resume) "
             "or add it with replace=True (force)"
         )
-
-
-# --------------------------------------------------------------------------------------------
-# Provenance
-
-
-def provenance(source_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """What produced a result: code version, packages, interpreter, machine, thread settings.
-
-    ``source_dir`` is the checkout whose git commit is reported (default: the one this module
-    lives in). Never fails: anything that cannot be found is ``None``. The result is JSON
-    compatible.
-    """
-    root = Path(source_dir) if source_dir is not None else Path(__file__).resolve().parents[1]
-    try:
-        cpus_usable: int | None = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus_usable = None
-    return {
-        "git": _git_state(root),
-        "packages": {name: _package_version(name) for name in _PACKAGES},
-        "python": platform.python_version(),
-        "python_implementation": platform.python_implementation(),
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_model": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "cpu_affinity": cpus_usable,
-        "threads": {name: os.environ.get(name) for name in _THREAD_VARS},
-        "kernel_env": {name: os.environ.get(name) for name in _KERNEL_VARS},
-        "hostname": socket.gethostname(),
-    }
-
-
-_collect_provenance = provenance  # begin_run's parameter of the same name hides the function
-
-
-def _git_state(root: Path) -> dict[str, Any] | None:
-    """``{"commit": sha, "dirty": bool}`` of the checkout at ``root``, or None if it is none.
-
-    ``dirty`` is true when tracked files differ from HEAD or untracked, non-ignored files exist.
-    """
-    # --no-optional-locks: `git status` must not take .git/index.lock, or a benchmark running
-    # next to a `git commit` could make that commit fail.
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-
-    def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "--no-optional-locks", "-C", str(root), *args],
-                capture_output=True,
-                text=True,
-                timeout=_GIT_TIMEOUT_S,
-                env=env,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout if done.returncode == 0 else None
-
-    commit = git("rev-parse", "HEAD")
-    if commit is None:
-        return None
-    status = git("status", "--porcelain")
-    return {"commit": commit.strip(), "dirty": None if status is None else bool(status.strip())}
-
-
-def _package_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def cpu_model() -> str | None:
-    """The CPU model name from /proc/cpuinfo, else what ``platform`` knows, else None."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep and key.strip() == "model name":
-                    return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or None
 
 
 def _now() -> str:
@@ -396,7 +308,8 @@ class ResultStore:
                     f"{SCHEMA_VERSION} with tables runs and cells; found version {version}, "
                     f"tables {sorted(tables)})"
                 )
-            # Future schema versions migrate older files here, in one transaction.
+            if version < SCHEMA_VERSION and not self.readonly:
+                self._migrate(version)
             return "store"
         if app_id == 0 and version == 0 and not tables:
             return "empty"
@@ -406,6 +319,22 @@ class ResultStore:
             f"{APPLICATION_ID:#x} and tables runs, cells; found application_id {app_id:#x}, "
             f"{what})"
         )
+
+    def _migrate(self, version: int) -> None:
+        """Bring an older store up to ``SCHEMA_VERSION`` in one transaction (a reader of an
+        older store sees the missing columns as NULL, see :meth:`rows`)."""
+        with self._transaction():
+            if version < 2:  # problem kinds (issue 12): every older decision cell is a selection
+                self._conn.execute("ALTER TABLE cells ADD COLUMN problem_kind TEXT")
+                self._conn.execute(
+                    "UPDATE cells SET problem_kind = 'selection' WHERE kind = 'decision'"
+                )
+            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _select_columns(self) -> str:
+        """The cell columns to read: a column an older, read-only store lacks reads as NULL."""
+        present = {row[1] for row in self._conn.execute("PRAGMA table_info(cells)")}
+        return ", ".join(c if c in present else f"NULL AS {c}" for c in _COLUMNS)
 
     def _set_wal(self) -> None:
         mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -675,7 +604,7 @@ class ResultStore:
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
-        sql = f"SELECT id, {', '.join(_COLUMNS)} FROM cells"
+        sql = f"SELECT id, {self._select_columns()} FROM cells"
         if where:
             sql += " WHERE " + " AND ".join(where)
         return [_decode_row(r) for r in self._conn.execute(sql + " ORDER BY id", args)]
@@ -751,7 +680,15 @@ class ResultStore:
 # --------------------------------------------------------------------------------------------
 # Row validation and encoding
 
-_TEXT_KEYS = ("family", "instance", "instance_hash", "solver_name", "executor", "error")
+_TEXT_KEYS = (
+    "family",
+    "instance",
+    "instance_hash",
+    "solver_name",
+    "executor",
+    "error",
+    "problem_kind",
+)
 _TIME_KEYS = ("started_at", "finished_at")
 
 
@@ -950,18 +887,3 @@ def _describe(value: Any) -> str:
     text = repr(value)
     text = text if len(text) <= 60 else text[:57] + "..."
     return f"{type(value).__name__} {text}"
-
-
-def pid_alive(pid: int) -> bool:
-    """True when a process with ``pid`` exists on this host."""
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    except OSError:
-        return False
-    return True

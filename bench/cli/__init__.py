@@ -1,0 +1,87 @@
+"""The ``schedbench`` command line (DESIGN.md "The command line" is the contract): one entry
+point, one module per sub-command.
+
+Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command name to
+``run(args) -> exit code``:
+
+* ``solvers.py`` — ``schedbench solvers``, ``kinds``, ``metrics``;
+* ``solve.py`` — ``schedbench solve PROBLEM.json --solver NAME ...`` (the decision as JSON);
+* ``table.py`` — ``schedbench table PROBLEM.json ...`` (every solver side by side);
+* ``check_solver.py`` — ``schedbench check-solver module:Class`` (the conformance suite);
+* ``simulate.py`` — ``schedbench simulate --workload SPEC ...`` (one trace-driven simulation);
+* ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate.
+
+Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
+found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
+one line on stderr saying what and where; 130 interrupted; 141 the reader of stdout went away.
+Every command takes ``-v/--verbose``: what solver libraries print is shown on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from schedbench.bench.cli import (
+    check_solver,
+    compare,
+    report,
+    run,
+    simulate,
+    solve,
+    solvers,
+    table,
+)
+from schedbench.simcore import fdcapture
+from schedbench.simcore.errors import SchedbenchError
+
+#: The sub-command modules, in the order ``schedbench --help`` lists them.
+MODULES = (solvers, solve, table, simulate, run, report, compare, check_solver)
+
+#: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
+#: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.
+EXIT_BROKEN_PIPE = 141
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    name: fn for module in MODULES for name, fn in module.COMMANDS.items()
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="schedbench",
+        description="Compare solver backends for multi-resource HPC batch scheduling decisions.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in MODULES:
+        module.add_parser(sub)
+    for command in sub.choices.values():
+        command.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="show what solver libraries print (banners, logs) on stderr",
+        )
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if getattr(args, "verbose", False):
+        # Solver output is captured around every solve (simcore/fdcapture.py); --verbose shows
+        # it on stderr, here and in worker processes (they read the variable when they start).
+        os.environ[fdcapture.VERBOSE_ENV] = "1"
+        fdcapture.show_solver_output()
+    try:
+        return COMMANDS[args.command](args)
+    except SchedbenchError as exc:
+        print(f"schedbench: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # Point stdout at /dev/null so the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE

@@ -1,0 +1,92 @@
+"""``schedbench report STORE [--suite NAME] [--html OUT] [--markdown] [--export-csv OUT]
+[--export-parquet OUT]``: the leaderboards of a results store, the failed cells with their
+reasons, and optionally an HTML report and exports."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("report", help="leaderboards and an HTML report from a results store")
+    p.add_argument("store", help="results store (.sqlite)")
+    p.add_argument("--suite", default=None, help="only this suite")
+    p.add_argument("--html", default=None, metavar="OUT", help="write an HTML report with plots")
+    p.add_argument("--markdown", action="store_true", help="print Markdown instead of plain text")
+    p.add_argument(
+        "--all-latency",
+        action="store_true",
+        help="use latency rows measured concurrently too (default: alone only)",
+    )
+    p.add_argument("--export-csv", default=None, metavar="OUT", help="export the rows to CSV")
+    p.add_argument(
+        "--export-parquet",
+        default=None,
+        metavar="OUT",
+        help="export the rows to Parquet (needs pyarrow)",
+    )
+
+
+def print_report(
+    store: Path, suite: str | None, *, markdown: bool, all_latency: bool, html: Path | None
+) -> None:
+    from schedbench.bench import report
+    from schedbench.bench.report.html import html_report
+    from schedbench.bench.store import ResultStore, StoreError
+
+    with ResultStore(store, readonly=True) as st:
+        if suite is not None and suite not in st.suites():
+            known = ", ".join(st.suites()) or "none"
+            raise StoreError(f"{store}: no suite {suite!r} in this store (suites: {known})")
+        rows = st.rows(suite)
+    fmt = "github" if markdown else "simple"
+    dec = report.decision_leaderboard(rows, alone_only=not all_latency)
+    if dec:
+        print("\nDecision quality and latency (per solver):")
+        print(report.format_table(dec, fmt=fmt))
+    sim = report.simulation_leaderboard(rows)
+    if sim:
+        print("\nSimulations (per scenario and policy):")
+        print(report.format_table(sim, fmt=fmt))
+    failures = report.failed_cells(rows)
+    if failures:
+        print(f"\nFailed cells ({len(failures)}):")
+        print(report.format_table(failures[:20], fmt=fmt))
+        if len(failures) > 20:
+            print(f"... and {len(failures) - 20} more (all of them in the HTML report)")
+    if html is not None:
+        out = html_report(rows, html, title=f"schedbench: {suite or store.name}")
+        print(f"\nHTML report: {out}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from schedbench.bench.store import ResultStore, StoreError
+
+    store = Path(args.store)
+    if not store.exists():
+        raise StoreError(f"{store}: no such results store")
+    with ResultStore(store, readonly=True) as st:
+        if args.suite is not None and args.suite not in st.suites():
+            known = ", ".join(st.suites()) or "none"
+            raise StoreError(f"{store}: no suite {args.suite!r} in this store (suites: {known})")
+    if args.export_csv or args.export_parquet:
+        with ResultStore(store, readonly=True) as st:
+            if args.export_csv:
+                n = st.export_csv(args.export_csv, args.suite)
+                print(f"{n} rows written to {args.export_csv}")
+            if args.export_parquet:
+                n = st.export_parquet(args.export_parquet, args.suite)
+                print(f"{n} rows written to {args.export_parquet}")
+    print_report(
+        store,
+        args.suite,
+        markdown=args.markdown,
+        all_latency=args.all_latency,
+        html=Path(args.html) if args.html else None,
+    )
+    return 0
+
+
+COMMANDS = {"report": run}

@@ -1,0 +1,45 @@
+"""``schedbench solve PROBLEM.json --solver NAME [--budget S] [--seed N] [--set k=v ...]``: the
+decision as JSON on stdout (DESIGN.md contract: ``status``, ``selected``, ``objectives``,
+``pareto``, ``latency_s``, ``solver`` for selection problems; each kind's own answer fields
+otherwise, e.g. ``node`` and ``start`` for placement). Exit 1 when the solver answered
+``error``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from schedbench.bench.cli._common import add_budget_args, add_set_args
+from schedbench.instances.problem_files import load_problem
+from schedbench.simcore.kinds.base import kind_of
+from schedbench.simcore.problem import Budget, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers import registry
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("solve", help="solve one PROBLEM.json and print the decision as JSON")
+    s.add_argument("problem", help="PROBLEM.json (any problem kind)")
+    s.add_argument(
+        "--solver",
+        required=True,
+        help="registered solver name (see 'schedbench solvers'), or module:Class of a plug-in",
+    )
+    add_budget_args(s)
+    add_set_args(s)
+    s.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = load_problem(args.problem)
+    budget = Budget(deadline_s=args.budget, seed=args.seed)
+    solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
+    warm_up(solver)
+    decision = timed_solve(solver, problem, budget)
+    doc = kind_of(problem).decision_to_dict(decision)
+    print(json.dumps(doc, indent=args.indent, allow_nan=False))
+    return 1 if decision.status == Status.ERROR else 0
+
+
+COMMANDS = {"solve": run}

@@ -1,0 +1,68 @@
+"""``schedbench solvers`` (registered solvers: the kinds they answer, what they do, their
+parameters), ``schedbench kinds`` (registered problem kinds and their solvers) and
+``schedbench metrics`` (the metric catalogue)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tabulate import tabulate
+
+from schedbench.simcore.catalogue import catalogue, markdown_table
+from schedbench.simcore.kinds.base import get_kind, known_kinds
+from schedbench.solvers import registry
+
+
+def add_parser(sub: Any) -> None:
+    sub.add_parser(
+        "solvers", help="list registered solvers, the problem kinds they answer, their parameters"
+    )
+    sub.add_parser("kinds", help="list registered problem kinds and the solvers of each")
+    m = sub.add_parser("metrics", help="list every metric: unit, which way is better, definition")
+    m.add_argument("--markdown", action="store_true", help="a Markdown table (the README's list)")
+
+
+def run_solvers(args: argparse.Namespace) -> int:
+    rows = []
+    for name in registry.known_solvers():
+        cls, problem = registry.try_solver_class(name)
+        if cls is None:  # a broken plug-in is listed with its reason, not hidden
+            rows.append([name, "?", f"(cannot load: {problem})", ""])
+            continue
+        params = getattr(cls, "parameters", None)
+        listed = "\n".join(f"{n}={d!r}  {h}" for n, _t, d, h in params()) if params else ""
+        kinds = ", ".join(registry.solver_kinds(cls))
+        rows.append([name, kinds, getattr(cls, "summary", ""), listed])
+    print(
+        tabulate(
+            rows,
+            headers=["solver", "kinds", "what it does", "parameters (default)"],
+            tablefmt="simple",
+        )
+    )
+    return 0
+
+
+def run_kinds(args: argparse.Namespace) -> int:
+    rows = []
+    for name in known_kinds():
+        kind = get_kind(name)
+        rows.append([name, kind.summary, ", ".join(registry.solvers_for(name))])
+    print(tabulate(rows, headers=["kind", "decision", "solvers"], tablefmt="simple"))
+    return 0
+
+
+def run_metrics(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(markdown_table())
+        return 0
+    rows = [
+        [m.name, m.scope + (f" ({m.kind})" if m.kind else ""), m.unit, m.direction, m.definition]
+        for m in catalogue().values()
+    ]
+    print(tabulate(rows, headers=["metric", "scope", "unit", "better", "definition"]))
+    return 0
+
+
+COMMANDS = {"solvers": run_solvers, "kinds": run_kinds, "metrics": run_metrics}

@@ -1,0 +1,469 @@
+"""The HTML report: one self-contained page with the leaderboards and plots.
+
+Plots are PNG images made with matplotlib's Agg canvas and embedded as base64 ``<img>``
+elements, each with an ``id``, a ``data-plot`` kind and alt text; a plot without data is
+replaced by a visible note (``<p class="no-data" data-note=KIND>``). An inline script marks
+every image ``data-loaded`` once the page has loaded, so a headless browser can check that they
+decode.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedbench.bench._io import atomic_write_text
+from schedbench.bench.report.tables import (
+    DECISION_COLUMNS,
+    RANKING_NOTE,
+    SIM_MEAN_METRICS,
+    SIMULATION_COLUMNS,
+    ReportError,
+    budget_of,
+    charged_latency,
+    decision_leaderboard,
+    decision_of,
+    failed_cells,
+    format_table,
+    kiviat_axes,
+    latency_rows,
+    metric_definition,
+    n_objectives,
+    simulation_leaderboard,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Plots (matplotlib, Agg canvas; no pyplot global state)
+# ---------------------------------------------------------------------------------------------
+
+
+def _figure(width: float, height: float) -> Any:
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - matplotlib is a dependency of reports
+        raise ReportError("the HTML report needs matplotlib: pip install matplotlib") from exc
+    fig = Figure(figsize=(width, height), dpi=100)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _matplotlib_at_least(major: int, minor: int) -> bool:
+    try:
+        from matplotlib import __version__
+    except ImportError:  # pragma: no cover
+        return False
+    found = tuple(int(x) for x in re.findall(r"\d+", __version__)[:2])
+    return found >= (major, minor)
+
+
+def _png(fig: Any) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return buffer.getvalue()
+
+
+def _rows_of_m(rows: Sequence[Mapping[str, Any]], multi: bool) -> list[Mapping[str, Any]]:
+    return [
+        r for r in rows if r.get("kind") == "decision" and ((n_objectives(r) or 0) >= 2) == multi
+    ]
+
+
+def _plot_quality_latency(rows: Sequence[Mapping[str, Any]]) -> tuple[bytes, str] | None:
+    """Mean quality loss against median latency, one labelled point per solver."""
+    panels = []
+    for multi, key, label in (
+        (False, "primal_gap", "mean primal gap (M = 1)"),
+        (True, "igd_plus", "mean IGD+ (M >= 2)"),
+    ):
+        board = decision_leaderboard(_rows_of_m(rows, multi))
+        points = [
+            (max(e["median_s"], 1e-6), e[key], e["solver"])
+            for e in board
+            if e["median_s"] is not None and e[key] is not None
+        ]
+        if points:
+            panels.append((label, points))
+    if not panels:
+        return None
+    fig = _figure(6.0 * len(panels), 4.5)
+    for i, (label, points) in enumerate(panels):
+        ax = fig.add_subplot(1, len(panels), i + 1)
+        xs, ys, _names = zip(*points, strict=True)
+        ax.scatter(xs, ys, s=36, color="tab:blue", zorder=3)
+        for x, y, name in points:
+            ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
+        ax.set_xscale("log")
+        ax.set_xlabel("median latency (s, log scale)")
+        ax.set_ylabel(label + " (lower is better)")
+        ax.set_title(label)
+        ax.grid(True, which="both", alpha=0.3)
+        top = max(ys)
+        ax.set_ylim(-0.05 * (top or 1.0), (top or 1.0) * 1.15)
+    alt = "Quality against median latency per solver: " + "; ".join(
+        f"{label}: " + ", ".join(f"{n} ({y:.3g} at {x:.3g} s)" for x, y, n in points)
+        for label, points in panels
+    )
+    return _png(fig), alt
+
+
+def _plot_latency_budget(rows: Sequence[Mapping[str, Any]]) -> tuple[bytes, str] | None:
+    """Box plot per solver of the charged latencies, with the budget as a vertical line."""
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r.get("kind") == "decision":
+            groups[str(r.get("solver"))].append(r)
+    series = []
+    for solver in sorted(groups):
+        used, source = latency_rows(groups[solver], alone_only=True)
+        values = [v for v in (charged_latency(r) for r in used) if v is not None]
+        if values:
+            series.append((f"{solver} [{source}]", [max(v, 1e-6) for v in values]))
+    if not series:
+        return None
+    budgets = sorted({budget_of(r) for g in groups.values() for r in g})
+    fig = _figure(7.5, 1.2 + 0.45 * len(series))
+    mpl_310 = _matplotlib_at_least(3, 10)
+    ax = fig.add_subplot(1, 1, 1)
+    # ``orientation`` replaced ``vert`` in matplotlib 3.10 (``vert`` warns from 3.11 on).
+    horizontal = {"orientation": "horizontal"} if mpl_310 else {"vert": False}
+    ax.boxplot([v for _, v in series], widths=0.6, **horizontal)
+    ax.set_yticks(range(1, len(series) + 1), [name for name, _ in series], fontsize=8)
+    for b in budgets:
+        ax.axvline(b, color="tab:red", linestyle="--", linewidth=1.2, label=f"budget {b:g} s")
+    ax.invert_yaxis()  # first solver (alphabetically) on top
+    ax.set_xscale("log")
+    ax.set_xlabel("latency (s, log scale; failures charged the budget)")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    alt = "Latency distribution per solver against the budget ({}): {}".format(
+        ", ".join(f"{b:g} s" for b in budgets),
+        "; ".join(f"{name} median {float(np.median(v)):.3g} s" for name, v in series),
+    )
+    return _png(fig), alt
+
+
+def _pareto_points(decision: Mapping[str, Any]) -> list[list[float]]:
+    points = [p.get("objectives") for p in decision.get("pareto") or []]
+    if not points and decision.get("objectives"):
+        points = [decision["objectives"]]
+    return [list(map(float, p)) for p in points if p and len(p) == 2]
+
+
+def _pareto_instances(
+    rows: Sequence[Mapping[str, Any]], limit: int
+) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """Up to ``limit`` M = 2 instances with an exact front, sorted by (family, instance)."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if r.get("kind") == "decision" and n_objectives(r) == 2:
+            name = str(r.get("instance") or r.get("instance_hash") or "")
+            groups[(str(r.get("family") or ""), name)].append(r)
+    chosen = []
+    for (family, name), cells in sorted(groups.items()):
+        if any(decision_of(r).get("reference_pareto") for r in cells):
+            chosen.append((f"{family}/{name}" if family else name, cells))
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+
+
+def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, str]:
+    """The exact front as a line with markers, and each solver's Pareto set (its first
+    repetition) as markers."""
+    reference = next(
+        decision_of(r)["reference_pareto"] for r in cells if decision_of(r).get("reference_pareto")
+    )
+    exact = sorted((float(p[0]), float(p[1])) for p in reference)
+    names = next(
+        (
+            decision_of(r).get("objective_names")
+            for r in cells
+            if decision_of(r).get("objective_names")
+        ),
+        None,
+    )
+    first: dict[str, Mapping[str, Any]] = {}
+    for r in sorted(cells, key=lambda r: (r.get("repetition") or 0, r.get("id") or 0)):
+        first.setdefault(str(r.get("solver")), r)
+    fig = _figure(6.0, 4.5)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(
+        *zip(*exact, strict=True),
+        "k-",
+        marker="o",
+        markersize=7,
+        linewidth=1.2,
+        label="exact front",
+        zorder=2,
+    )
+    found = []
+    for i, solver in enumerate(sorted(first)):
+        points = _pareto_points(decision_of(first[solver]))
+        found.append(f"{solver}: {len(points)} points")
+        if points:
+            xs, ys = zip(*points, strict=True)
+            ax.scatter(
+                xs, ys, marker=_MARKERS[i % len(_MARKERS)], s=28, alpha=0.8, label=solver, zorder=3
+            )
+    ax.set_xlabel(str(names[0]) if names else "objective 1 (maximised)")
+    ax.set_ylabel(str(names[1]) if names and len(names) > 1 else "objective 2 (maximised)")
+    ax.set_title(name)
+    ax.legend(fontsize=8)
+    ax.grid(True, alpha=0.3)
+    alt = f"Pareto sets on {name} over the exact front of {len(exact)} points; " + ", ".join(found)
+    return _png(fig), alt
+
+
+def _plot_kiviat(
+    scenario: str, labels: Sequence[str], values: Mapping[str, Sequence[float]]
+) -> tuple[bytes, str]:
+    """A Kiviat (radar) chart: one closed polygon per policy over the normalised axes."""
+    angles = np.linspace(0.0, 2.0 * math.pi, len(labels), endpoint=False)
+    closed = np.append(angles, angles[0])
+    fig = _figure(5.5, 5.5)
+    ax = fig.add_subplot(1, 1, 1, projection="polar")
+    for solver, v in values.items():
+        ring = np.append(np.asarray(v, dtype=float), v[0])
+        # Markers keep a policy that is worst on every axis (all zeros) visible at the centre.
+        ax.plot(closed, ring, linewidth=1.4, marker="o", markersize=4, label=solver)
+        ax.fill(closed, ring, alpha=0.08)
+    ax.set_xticks(angles, list(labels), fontsize=8)
+    ax.tick_params(axis="x", pad=10)  # keep the axis names off the outer ring
+    for text, angle in zip(ax.get_xticklabels(), angles, strict=True):
+        c = math.cos(angle)
+        text.set_horizontalalignment("left" if c > 0.1 else "right" if c < -0.1 else "center")
+    ax.set_ylim(0.0, 1.05)
+    ax.set_rlabel_position(math.degrees(angles[1]) / 2 if len(angles) > 1 else 0.0)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["", "0.5", "", "1"], fontsize=7)
+    ax.set_title(scenario, pad=18)
+    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
+    alt = f"Kiviat chart of {scenario} over {', '.join(labels)} (1 = best): " + "; ".join(
+        f"{solver} area score {float(np.mean(v)):.2f}" for solver, v in values.items()
+    )
+    return _png(fig), alt
+
+
+# ---------------------------------------------------------------------------------------------
+# HTML
+# ---------------------------------------------------------------------------------------------
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; }
+th { background: #f2f2f2; }
+figure { display: inline-block; margin: 0.5em 1em 1em 0; vertical-align: top; }
+figcaption { font-size: 0.8em; color: #555; max-width: 600px; }
+.no-data { background: #fff6d6; border-left: 4px solid #e0b400; padding: 0.5em 1em; }
+code { background: #f4f4f4; padding: 0 0.2em; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+td { white-space: nowrap; }
+"""
+
+# Marks every plot once the page has loaded, so a headless browser's DOM dump shows whether the
+# embedded images decoded (naturalWidth > 0).
+_LOAD_SCRIPT = """
+window.addEventListener("load", function () {
+  document.querySelectorAll("img[data-plot]").forEach(function (img) {
+    img.setAttribute("data-natural-width", String(img.naturalWidth));
+    img.setAttribute("data-loaded", img.complete && img.naturalWidth > 0 ? "1" : "0");
+  });
+  document.body.setAttribute("data-report-ready", "1");
+});
+"""
+
+
+def _slug(text: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()[:60] or "x"
+    slug, n = base, 2
+    while slug in taken:
+        slug, n = f"{base}-{n}", n + 1
+    taken.add(slug)
+    return slug
+
+
+def _img(plot_id: str, kind: str, png: bytes, alt: str, caption: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return (
+        f'<figure><img id="{html.escape(plot_id)}" data-plot="{kind}" '
+        f'alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+    )
+
+
+def _note(kind: str, text: str) -> str:
+    return f'<p class="no-data" data-note="{kind}">{html.escape(text)}</p>'
+
+
+def _section(section_id: str, heading: str, body: str, intro: str = "") -> str:
+    intro_html = f"<p>{html.escape(intro)}</p>" if intro else ""
+    return f'<section id="{section_id}"><h2>{html.escape(heading)}</h2>{intro_html}{body}</section>'
+
+
+def _table_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    return f'<div class="table-wrap">{format_table(rows, "html")}</div>'
+
+
+def _definitions_html() -> str:
+    def items(pairs: Iterable[tuple[str, str]]) -> str:
+        return "".join(
+            f"<li><code>{html.escape(k)}</code>: {html.escape(v)}</li>" for k, v in pairs
+        )
+
+    sim = [
+        (k, SIMULATION_COLUMNS.get(k) or metric_definition(k))
+        for k in (
+            "runs",
+            "failures",
+            *SIM_MEAN_METRICS,
+            "decisions",
+            "decision_latency_median_s",
+            "kiviat_score",
+        )
+    ]
+    return (
+        "<h3>Decision leaderboard</h3><ul>"
+        + items(DECISION_COLUMNS.items())
+        + "</ul><h3>Simulation leaderboard</h3><ul>"
+        + items(sim)
+        + "</ul>"
+    )
+
+
+def _plot_or_note(
+    make: Callable[[], tuple[bytes, str] | None], plot_id: str, kind: str, caption: str, note: str
+) -> str:
+    made = make()
+    return _img(plot_id, kind, made[0], made[1], caption) if made else _note(kind, note)
+
+
+def html_report(
+    rows: Iterable[Mapping[str, Any]],
+    out_path: str | os.PathLike[str],
+    *,
+    title: str = "schedbench report",
+    pareto_instances: int = 4,
+) -> Path:
+    """Write the HTML report of ``rows`` to ``out_path`` (atomically) and return its path.
+
+    Sections: the leaderboards as tables, quality against latency (``id="plot-quality-latency"``),
+    latency against the budget (``id="plot-latency-budget"``), the Pareto sets of up to
+    ``pareto_instances`` M = 2 instances over their exact front (``id="plot-pareto-<slug>"``),
+    one Kiviat chart per simulation scenario (``id="plot-kiviat-<slug>"``), and the metric
+    definitions. Every image has ``data-plot`` set to its kind (:data:`PLOT_KINDS`).
+    """
+    rows = list(rows)
+    out = Path(out_path)
+    decision_rows = [r for r in rows if r.get("kind") == "decision"]
+    sim_rows = [r for r in rows if r.get("kind") == "simulation"]
+    taken: set[str] = set()
+
+    tables = "<h3>Decision leaderboard</h3>"
+    if decision_rows:
+        tables += f"<p>{html.escape(RANKING_NOTE)}</p>"
+        tables += _table_html(decision_leaderboard(decision_rows))
+        tables += "<h3>Decision leaderboard by family</h3>"
+        tables += _table_html(decision_leaderboard(decision_rows, by_family=True))
+    else:
+        tables += _note("table-decision", "No decision cells in the store.")
+    tables += "<h3>Simulation leaderboard</h3>"
+    sim_board = simulation_leaderboard(sim_rows)
+    if sim_board:
+        tables += _table_html(sim_board)
+    else:
+        tables += _note("table-simulation", "No simulation cells in the store.")
+
+    failures = failed_cells(rows, width=None)
+    tables += "<h3>Failed cells</h3>"
+    if failures:
+        tables += _table_html(failures)
+    else:
+        tables += _note("table-failed", "No failed cells.")
+
+    quality = _plot_or_note(
+        lambda: _plot_quality_latency(decision_rows),
+        "plot-quality-latency",
+        "quality-latency",
+        "One point per solver: x = median latency of its cells (log), y = its mean quality loss.",
+        "No decision cell with both a latency and an exact reference: no quality/latency plot.",
+    )
+    latency = _plot_or_note(
+        lambda: _plot_latency_budget(decision_rows),
+        "plot-latency-budget",
+        "latency-budget",
+        "Latency per solver (cells that ran alone when there are any; the label says which), "
+        "failures charged the budget; dashed line: the budget.",
+        "No decision cell with a latency: no latency plot.",
+    )
+
+    chosen = _pareto_instances(decision_rows, pareto_instances)
+    if chosen:
+        pareto = ""
+        for name, cells in chosen:
+            png, alt = _plot_pareto(name, cells)
+            plot_id = "plot-pareto-" + _slug(name, taken)
+            pareto += _img(plot_id, "pareto", png, alt, f"{name}: first repetition of each solver")
+    else:
+        pareto = _note("pareto", "No M = 2 decision cell with an exact front: no Pareto plots.")
+
+    kiviat = ""
+    scenarios: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for e in sim_board:
+        scenarios[(e["family"] or "", e["scenario"] or "")].append(e)
+    for (family, scenario), group in scenarios.items():
+        name = f"{family}/{scenario}" if family and family != scenario else scenario
+        labels, values = kiviat_axes(group)
+        if len(labels) < 3:
+            kiviat += _note("kiviat", f"{name}: fewer than 3 metrics every policy has; no chart.")
+            continue
+        png, alt = _plot_kiviat(name, labels, values)
+        plot_id = "plot-kiviat-" + _slug(name, taken)
+        kiviat += _img(
+            plot_id,
+            "kiviat",
+            png,
+            alt,
+            f"{name}: each axis normalised 0-1 across policies, 1 = best",
+        )
+    if not scenarios:
+        kiviat = _note("kiviat", "No simulation cells: no Kiviat charts.")
+
+    body = "".join(
+        [
+            f"<h1>{html.escape(title)}</h1>",
+            f"<p>{len(decision_rows)} decision cells, {len(sim_rows)} simulation cells.</p>",
+            _section("section-leaderboards", "Leaderboards", tables),
+            _section("section-quality-latency", "Quality against latency", quality),
+            _section("section-latency-budget", "Latency against the budget", latency),
+            _section("section-pareto", "Pareto fronts against the exact front", pareto),
+            _section(
+                "section-kiviat",
+                "Simulation: Kiviat charts (BBSched Figures 13-14)",
+                kiviat,
+                "Axes: node usage, BB usage, 1/avg wait, 1/avg slowdown (SSD usage and 1/SSD "
+                "waste when present), each normalised 0-1 across the policies of the scenario.",
+            ),
+            _section("section-definitions", "Metric definitions", _definitions_html()),
+        ]
+    )
+    page = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n"
+        f"<body>{body}<script>{_LOAD_SCRIPT}</script></body></html>\n"
+    )
+    atomic_write_text(out, page)
+    return out

@@ -1,0 +1,210 @@
+"""The worker side of a suite run: one cell in, one :class:`CellRecord` out, never an exception.
+
+A decision cell's payload carries its problem as JSON with the problem kind's name and import
+path (``simcore/kinds/``), so a worker process finds any kind, even one its parent registered
+in-process; the kind rebuilds the problem, checks the answer (``timed_solve``) and scores it
+against the exact reference. A simulation cell assembles its scenario (``run/simulation.py``)
+and computes the simulation metrics.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import traceback
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from schedbench.bench.run.isolate import solve_isolated
+from schedbench.bench.run.simulation import assemble, load
+from schedbench.bench.run.supervisor import Failure
+from schedbench.bench.store.records import COMPLETED, CellRecord
+from schedbench.bench.suite.plan import DecisionCell, SimulationCell, redact_outside
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.kinds.base import get_kind
+from schedbench.simcore.metrics import compute_metrics
+from schedbench.simcore.problem import Budget, Status
+from schedbench.simcore.solver import timed_solve
+from schedbench.solvers.registry import warm_solver
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _numbers(metrics: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metrics.items() if isinstance(v, (int, float)) or v is None}
+
+
+def execute_decision(payload: dict[str, Any]) -> CellRecord:
+    """Run one decision cell; never raises (errors become records with status ``error``)."""
+    t0 = time.perf_counter()
+    cell: DecisionCell = payload["cell"]
+    kind = get_kind(cell.kind, payload["kind_ref"])
+    problem = kind.problem_from_dict(payload["problem"])
+    reference = kind.decision_from_dict(payload["reference"]) if payload["reference"] else None
+    budget = Budget(deadline_s=cell.budget_s, seed=cell.seed)
+    started = now_iso()
+    error = None
+    try:
+        if payload["isolate"]:
+            decision = solve_isolated(cell.solver, problem, budget)
+        else:
+            solver = warm_solver(cell.solver.name, dict(cell.solver.params))
+            decision = timed_solve(solver, problem, budget)
+    except Exception as exc:  # a plug-in that raises: recorded as this cell's error, run goes on
+        error = f"{type(exc).__name__}: {exc}"
+        decision = kind.error_decision(error, solver=cell.solver.id)
+    if error is None and decision.status in (Status.ERROR, Status.TIMEOUT) and decision.notes:
+        error = "; ".join(decision.notes)  # the reason, where reports and the terminal show it
+    try:
+        metrics = kind.quality(problem, decision, reference, budget_s=cell.budget_s)
+    except (SchedbenchError, ValueError) as exc:  # an answer the metrics cannot read
+        metrics = {"status": decision.status.value, "feasible": False}
+        error = error or f"quality: {type(exc).__name__}: {exc}"
+    metrics = _numbers(metrics)
+    doc = kind.decision_to_dict(decision)
+    if reference is not None:  # the exact answer, for the report's front plots
+        points = [p.objectives for p in getattr(reference, "pareto", ())]
+        doc["reference_pareto"] = [list(p) for p in points] or (
+            [list(reference.objectives)] if reference.objectives else None
+        )
+    else:
+        doc["reference_pareto"] = None
+    names = getattr(problem, "objective_names", None)
+    if names:
+        doc["objective_names"] = list(names)
+    latency = decision.latency_s if math.isfinite(decision.latency_s) else None
+    metrics["worker_overhead_s"] = max(0.0, time.perf_counter() - t0 - (latency or 0.0))
+    return CellRecord(
+        suite="",
+        cell_id=cell.cell_id,
+        kind="decision",
+        problem_kind=kind.name,
+        family=cell.family,
+        instance=cell.instance,
+        instance_hash=cell.instance_hash,
+        solver=cell.solver.id,
+        solver_name=cell.solver.name,
+        params=dict(cell.solver.params),
+        repetition=cell.repetition,
+        seed=cell.seed,
+        budget_s=cell.budget_s,
+        status=decision.status.value,
+        latency_s=latency,
+        isolated=bool(payload["isolate"]),
+        started_at=started,
+        finished_at=now_iso(),
+        metrics=metrics,
+        decision=doc,
+        error=error,
+    )
+
+
+_WORKLOADS: dict[str, Any] = {}
+
+
+def _policy_label(cell: SimulationCell) -> str:
+    return cell.policy if cell.solver is None else f"window:{cell.solver.id}"
+
+
+def execute_simulation(payload: dict[str, Any]) -> CellRecord:
+    """Run one simulation cell; never raises."""
+    cell: SimulationCell = payload["cell"]
+    sc = cell.scenario
+    started = now_iso()
+    error = None
+    metrics: dict[str, Any] = {}
+    status = COMPLETED
+    try:
+        workload = _WORKLOADS.get(sc.workload)
+        if workload is None:
+            from schedbench.instances.workloads import load_workload
+
+            workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
+        loaded = load(sc, workload=workload)
+        solver = (
+            None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+        )
+        built = assemble(
+            sc,
+            loaded,
+            policy="naive" if cell.solver is None else "window",
+            solver=solver,
+            budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
+        )
+        t = time.perf_counter()
+        result = built.simulation.run()
+        wall = time.perf_counter() - t
+        metrics = _numbers(compute_metrics(result, built.window, budget_s=cell.budget_s))
+        metrics["wall_s"] = wall
+        metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+    except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
+        status = "error"
+        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
+        base = payload.get("base_dir")
+        if base:  # never quote a file outside the suite's folder (issue 11)
+            message = f"{type(exc).__name__}: {exc}"
+            redacted = redact_outside(message, [sc.workload.split("+")[0]], Path(base))
+            if redacted != message:
+                error = redacted  # without the traceback, which may quote the file too
+    return CellRecord(
+        suite="",
+        cell_id=cell.cell_id,
+        kind="simulation",
+        family=sc.name,
+        instance=sc.workload,
+        instance_hash=cell.scenario_hash,
+        solver=_policy_label(cell),
+        solver_name=cell.solver.name if cell.solver else "naive",
+        params={
+            "system": sc.system,
+            "priority": sc.priority,
+            "backfill": sc.backfill,
+            "lifecycle": sc.lifecycle,
+            "window": sc.window,
+        },
+        repetition=cell.repetition,
+        seed=cell.seed,
+        budget_s=cell.budget_s,
+        status=status,
+        latency_s=metrics.get("decision_latency_median_s"),
+        isolated=False,
+        started_at=started,
+        finished_at=now_iso(),
+        metrics=metrics,
+        error=error,
+    )
+
+
+def execute(payload: dict[str, Any]) -> CellRecord:
+    fn = execute_decision if payload["kind"] == "decision" else execute_simulation
+    return fn(payload)
+
+
+def failed_record(payload: dict[str, Any], failure: Failure) -> CellRecord:
+    """The record of a cell whose worker was lost (killed at its deadline, exited, crashed,
+    raised SystemExit/KeyboardInterrupt): status ``timeout`` or ``error``, the reason in
+    ``error``."""
+    cell = payload["cell"]
+    is_dec = payload["kind"] == "decision"
+    return CellRecord(
+        suite="",
+        cell_id=cell.cell_id,
+        kind=payload["kind"],
+        problem_kind=cell.kind if is_dec else None,
+        family=cell.family,
+        instance=cell.instance if is_dec else cell.scenario.workload,
+        instance_hash=cell.instance_hash if is_dec else cell.scenario_hash,
+        solver=cell.solver.id if is_dec else _policy_label(cell),
+        solver_name=cell.solver.name if cell.solver else "naive",
+        params=dict(cell.solver.params) if cell.solver else {},
+        repetition=cell.repetition,
+        seed=cell.seed,
+        budget_s=cell.budget_s,
+        status="timeout" if failure.kind == "timeout" else "error",
+        isolated=bool(payload.get("isolate")),
+        finished_at=now_iso(),
+        error=f"{failure.kind}: {failure.reason}",
+    )

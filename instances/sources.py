@@ -1,0 +1,413 @@
+"""Problem sources: where a suite's decision problems come from (benchopt's ``BaseDataset``).
+
+A suite's ``[[instances]]`` table names a source (``source = "theta-window"``) and gives it
+keyword arguments; the source checks them when the suite is loaded (a bad value is an error
+naming the key before anything runs), says how many problems it will yield (for the suite's
+cell bound), and yields ``(label, problem, reference, context)``: ``reference`` is the exact
+answer when the source publishes one (OR-Library optima, the Zitzler–Thiele front), else None.
+
+Sources are plug-ins: a :class:`ProblemSource` subclass registered through the entry-point group
+``schedbench.sources``, with :func:`register_source`, or named as ``module:Class`` in a suite.
+A source may yield problems of any kind (``simcore/kinds/``); the runner, store and report take
+the kind from the problems.
+
+Built-ins (keys):
+
+* ``theta-window``, ``cori-window`` — BBSched windows on those machines (``w``, ``seeds``,
+  ``bb_share``, ``max_bb_gb``, ``min_nodes``, ``free_range``);
+* ``cerberus-run`` (``w``, ``seeds``, ``free_range``), ``cerberus-stage`` (``w``, ``seeds``,
+  ``objective`` = data | count) — Cerberus' CN×BB and stage-in knapsacks;
+* ``problem-files`` (``paths``: globs of PROBLEM.json, any kind);
+* ``mknap`` (``path``: OR-Library file; the reported optima are the references);
+* ``zitzler-thiele`` (``path``, optionally ``front``: the published exact front as reference);
+* ``recorded`` (``path``: a decision log of ``schedbench simulate --record-decisions``;
+  ``limit``, ``every``).
+
+Lists of values are grids (every combination is a problem); ``seeds = n`` means seeds 1..n.
+Relative paths are resolved against the suite file's folder.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import itertools
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import Any, ClassVar
+
+from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint
+from schedbench.simcore.problem import Status
+
+GROUP = "schedbench.sources"
+
+
+class SourceError(SchedbenchError, ValueError):
+    """A source keyword with a wrong value; ``key`` names it (the suite adds the table path)."""
+
+    def __init__(self, key: str, expected: str, got: Any = None):
+        self.key, self.expected, self.got = key, expected, got
+        got_text = "" if got is None else f", got {got!r}"
+        super().__init__(f"{key}: expected {expected}{got_text}")
+
+
+class UnknownSourceError(SchedbenchError, LookupError):
+    def __init__(self, name: str, known: list[str]):
+        self.name, self.known = name, known
+        super().__init__(f"unknown problem source {name!r}; known sources: {', '.join(known)}")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInstance:
+    """One problem a source yields."""
+
+    label: str
+    problem: Any
+    reference: Any = None
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLimits:
+    """Bounds a suite puts on what a source may expand into (``bench/suite``'s ``Limits``)."""
+
+    max_window: int = 100_000
+    max_seeds: int = 10_000
+
+
+class ProblemSource:
+    """Base class of a problem source (see the module docstring). Subclasses set ``name`` and
+    ``keys`` and implement :meth:`build`; :meth:`check` and :meth:`count` check the common
+    keys and may be extended."""
+
+    name: ClassVar[str] = ""
+    #: The table keys this source accepts (besides ``family``, ``source``, ``reference``).
+    keys: ClassVar[frozenset[str]] = frozenset()
+    #: Keys that must be present.
+    required: ClassVar[frozenset[str]] = frozenset()
+
+    def check(self, spec: dict[str, Any], base: Path, limits: SourceLimits) -> None:
+        """Raise :class:`SourceError` for a bad value (nothing is generated or read)."""
+        for key in sorted(self.required):
+            if key not in spec:
+                raise SourceError(key, "a value (missing key)")
+        _check_common(spec, base, limits)
+
+    def count(self, spec: dict[str, Any], base: Path) -> int:
+        """How many problems :meth:`build` yields (a cheap estimate, for the cell bound)."""
+        return 1
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        raise NotImplementedError(f"source {self.name!r} must implement build")
+
+
+# ---------------------------------------------------------------------------------------------
+# Common keys
+# ---------------------------------------------------------------------------------------------
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _is_range(x: Any) -> bool:
+    return (
+        isinstance(x, list)
+        and len(x) == 2
+        and all(_is_number(v) for v in x)
+        and 0 <= x[0] <= x[1] <= 1
+    )
+
+
+#: Per-source keyword arguments: (check of one value, what is expected). Lists of values are
+#: grids (``free_range``: a list of [lo, hi] pairs, or one pair).
+_VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "bb_share": (lambda x: _is_number(x) and 0 <= x <= 1, "a share in [0, 1]"),
+    "max_bb_gb": (lambda x: _is_number(x) and 1 <= x <= 1e9, "a number of GB in [1, 1e9]"),
+    # the window generators draw job sizes from min_nodes up to 4,096 nodes
+    "min_nodes": (lambda x: _is_int(x) and 1 <= x <= 4096, "an integer in 1..4096"),
+    "objective": (lambda x: x in ("data", "count"), "'data' or 'count'"),
+}
+
+
+def _check_common(spec: dict[str, Any], base: Path, limits: SourceLimits) -> None:
+    for key in ("path", "front"):
+        if key in spec:
+            if not isinstance(spec[key], str) or not spec[key]:
+                raise SourceError(key, "a file path", spec[key])
+            if not (base / spec[key]).is_file():
+                raise SourceError(key, "an existing file", spec[key])
+    if "paths" in spec:
+        paths = spec["paths"]
+        if (
+            not isinstance(paths, list)
+            or not paths
+            or not all(isinstance(x, str) and x for x in paths)
+        ):
+            raise SourceError("paths", "a non-empty list of globs (strings)", paths)
+    if "w" in spec:
+        ws = spec["w"] if isinstance(spec["w"], list) else [spec["w"]]
+        if not ws or not all(_is_int(x) and 1 <= x <= limits.max_window for x in ws):
+            raise SourceError(
+                "w",
+                f"an integer in 1..{limits.max_window:,} or a non-empty list of them "
+                "(raise the bound with --max-window)",
+                spec["w"],
+            )
+    if "seeds" in spec:
+        s = spec["seeds"]
+        ok = (_is_int(s) and 1 <= s <= limits.max_seeds) or (
+            isinstance(s, list)
+            and 0 < len(s) <= limits.max_seeds
+            and all(_is_int(x) and 0 <= x < 2**63 for x in s)
+            and len(set(s)) == len(s)
+        )
+        if not ok:
+            raise SourceError(
+                "seeds",
+                f"a count in 1..{limits.max_seeds:,} or a list of distinct non-negative integer "
+                "seeds",
+                s,
+            )
+    for key in ("limit", "every"):
+        if key in spec and not (_is_int(spec[key]) and spec[key] >= 1):
+            raise SourceError(key, "an integer >= 1", spec[key])
+    for key, (ok_value, expected) in _VALUES.items():
+        if key in spec:
+            values = spec[key] if isinstance(spec[key], list) else [spec[key]]
+            if not values or not all(ok_value(v) for v in values):
+                raise SourceError(key, f"{expected} or a list of them", spec[key])
+    if "free_range" in spec:
+        v = spec["free_range"]
+        pairs = v if isinstance(v, list) and v and isinstance(v[0], list) else [v]
+        if not all(_is_range(x) for x in pairs):
+            raise SourceError(
+                "free_range", "[lo, hi] with 0 <= lo <= hi <= 1, or a list of such pairs", v
+            )
+
+
+def seeds_of(v: Any) -> list[int]:
+    """``seeds = n`` means 1..n; a list is taken as it is."""
+    return list(range(1, v + 1)) if isinstance(v, int) else list(v)
+
+
+def _gridded(spec: dict[str, Any], names: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    present = {k: spec[k] for k in names if k in spec}
+    # a list of lists (free_range) or a list of scalars is a grid; a 2-list of numbers for
+    # free_range is one value
+    fixed: dict[str, list[Any]] = {}
+    for k, v in present.items():
+        if k == "free_range" and isinstance(v, list) and v and not isinstance(v[0], list):
+            fixed[k] = [tuple(v)]
+        elif isinstance(v, list):
+            fixed[k] = [tuple(x) if isinstance(x, list) else x for x in v]
+        else:
+            fixed[k] = [v]
+    keys = sorted(fixed)
+    for combo in itertools.product(*(fixed[k] for k in keys)):
+        yield dict(zip(keys, combo, strict=True))
+
+
+def _label(prefix: str, kw: dict[str, Any]) -> str:
+    return prefix + ":" + ",".join(f"{k}={v}" for k, v in sorted(kw.items()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Built-in sources
+# ---------------------------------------------------------------------------------------------
+
+
+class _WindowSource(ProblemSource):
+    """Generated windows (``instances/windows.py``) over a grid of ``w`` × ``seeds`` × extras."""
+
+    generator: ClassVar[str] = ""
+    machine: ClassVar[str | None] = None
+    extras: ClassVar[tuple[str, ...]] = ()
+
+    def count(self, spec: dict[str, Any], base: Path) -> int:
+        n = len(seeds_of(spec.get("seeds", 1)))
+        w = spec.get("w", [20])
+        n *= len(w) if isinstance(w, list) else 1
+        for key in self.extras:
+            v = spec.get(key)
+            if key == "free_range":
+                n *= len(v) if isinstance(v, list) and v and isinstance(v[0], list) else 1
+            elif isinstance(v, list):
+                n *= len(v)
+        return n
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        from schedbench.instances import systems, windows
+
+        fn = getattr(windows, self.generator)
+        ws = spec.get("w", [20])
+        ws = ws if isinstance(ws, list) else [ws]
+        for kw in _gridded(spec, self.extras):
+            for w in ws:
+                for seed in seeds_of(spec.get("seeds", 1)):
+                    args = dict(kw)
+                    if self.machine:
+                        args["machine"] = systems.PRESETS[self.machine]
+                    problem = fn(int(w), int(seed), **args)
+                    yield SourceInstance(_label(self.name, {"w": w, "seed": seed, **kw}), problem)
+
+
+_BB_KEYS = ("bb_share", "max_bb_gb", "min_nodes", "free_range")
+
+
+class ThetaWindows(_WindowSource):
+    name = "theta-window"
+    keys = frozenset({"w", "seeds", *_BB_KEYS})
+    generator, machine, extras = "bb_window", "theta", _BB_KEYS
+
+
+class CoriWindows(_WindowSource):
+    name = "cori-window"
+    keys = frozenset({"w", "seeds", *_BB_KEYS})
+    generator, machine, extras = "bb_window", "cori", _BB_KEYS
+
+
+class CerberusRunWindows(_WindowSource):
+    name = "cerberus-run"
+    keys = frozenset({"w", "seeds", "free_range"})
+    generator, extras = "cerberus_run_window", ("free_range",)
+
+
+class CerberusStageWindows(_WindowSource):
+    name = "cerberus-stage"
+    keys = frozenset({"w", "seeds", "objective"})
+    generator, extras = "cerberus_stage_window", ("objective",)
+
+
+class ProblemFiles(ProblemSource):
+    name = "problem-files"
+    keys = required = frozenset({"paths"})
+
+    def count(self, spec: dict[str, Any], base: Path) -> int:
+        return sum(len(glob.glob(str(base / pattern))) for pattern in spec["paths"])
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        from schedbench.instances.problem_files import load_problem
+
+        for pattern in spec["paths"]:
+            for path in sorted(glob.glob(str(base / pattern))):
+                yield SourceInstance(Path(path).stem, load_problem(path), None, {"path": path})
+
+
+class MknapFile(ProblemSource):
+    name = "mknap"
+    keys = required = frozenset({"path"})
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        from schedbench.instances.knapsack_files import read_mknap
+
+        for known in read_mknap(base / spec["path"]):
+            ref = Decision(
+                status=Status.OPTIMAL, objectives=(float(known.optimum),), solver="published"
+            )
+            yield SourceInstance(known.name, known.problem, ref)
+
+
+class ZitzlerThiele(ProblemSource):
+    name = "zitzler-thiele"
+    keys = frozenset({"path", "front"})
+    required = frozenset({"path"})
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        from schedbench.instances.knapsack_files import read_front, read_zitzler_thiele
+
+        problem = read_zitzler_thiele(base / spec["path"])
+        ref = None
+        if "front" in spec:
+            front = read_front(base / spec["front"])
+            ref = Decision(
+                status=Status.OPTIMAL,
+                pareto=tuple(ParetoPoint((), tuple(map(float, v))) for v in front),
+                objectives=tuple(map(float, front[0])),
+                solver="published",
+            )
+        yield SourceInstance(Path(spec["path"]).name, problem, ref)
+
+
+class RecordedDecisions(ProblemSource):
+    name = "recorded"
+    keys = frozenset({"path", "limit", "every"})
+    required = frozenset({"path"})
+
+    def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
+        from schedbench.instances.recorded import read_recorded
+
+        limit = spec.get("limit")
+        every = spec.get("every", 1)
+        for k, (label, problem, context) in enumerate(read_recorded(base / spec["path"])):
+            if k % every:
+                continue
+            if limit is not None and k // every >= limit:
+                break
+            yield SourceInstance(label, problem, None, context)
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------------------------
+
+_BUILT_IN: tuple[type[ProblemSource], ...] = (
+    ThetaWindows,
+    CoriWindows,
+    CerberusRunWindows,
+    CerberusStageWindows,
+    ProblemFiles,
+    MknapFile,
+    ZitzlerThiele,
+    RecordedDecisions,
+)
+_REGISTERED: dict[str, type[ProblemSource]] = {cls.name: cls for cls in _BUILT_IN}
+
+
+@cache
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=GROUP)}
+
+
+def register_source(cls: type[ProblemSource]) -> type[ProblemSource]:
+    """Register a source class in this process (usable as a decorator)."""
+    if not (isinstance(cls, type) and issubclass(cls, ProblemSource) and cls.name):
+        raise TypeError(f"{cls!r}: expected a ProblemSource subclass with a name")
+    _REGISTERED[cls.name] = cls
+    return cls
+
+
+def known_sources() -> list[str]:
+    return sorted(set(_REGISTERED) | set(_entry_points()))
+
+
+def get_source(name: str) -> ProblemSource:
+    """The source registered as ``name``, or the class ``module:Class`` names."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]()
+    eps = _entry_points()
+    if name in eps:
+        return register_source(eps[name].load())()
+    if ":" in name:
+        module, _, attr = name.partition(":")
+        try:
+            obj: Any = importlib.import_module(module)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise UnknownSourceError(name, known_sources()) from exc
+        if isinstance(obj, type) and issubclass(obj, ProblemSource):
+            return obj()
+    raise UnknownSourceError(name, known_sources())

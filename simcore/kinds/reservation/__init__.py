@@ -1,0 +1,94 @@
+"""The ``reservation`` kind: accept an advance-reservation request with a start time and a PE set
+inside its deadline window, or reject it (see ``problem.py``).
+
+The core's check (:meth:`ReservationKind.vet`): an acceptance starts inside the window, names
+exactly n_pe distinct PEs, each free over the whole run; the objective (1 accepted, 0 rejected)
+is recomputed. A rejection is always a valid answer (a scheduler may decline), but an
+``infeasible`` claim is only believed when no candidate start has n_pe free PEs. Quality against
+an exact reference: the objective gap and validity (``simcore/kinds/scalar.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.kinds import scalar
+from schedbench.simcore.kinds.base import ProblemKind
+from schedbench.simcore.kinds.reservation.problem import ReservationDecision, ReservationProblem
+from schedbench.simcore.metric_spec import MetricSpec
+from schedbench.simcore.problem import Status
+
+__all__ = ["ReservationDecision", "ReservationKind", "ReservationProblem", "feasible_start"]
+
+
+def feasible_start(problem: ReservationProblem) -> tuple[int, tuple[int, ...]] | None:
+    """The earliest candidate start with n_pe free PEs and the lowest such PEs, or None. Exact
+    for acceptance: a feasible start can always be moved earlier to a candidate time."""
+    for t in problem.candidate_starts():
+        free = problem.free_pes(t, t + problem.duration)
+        if len(free) >= problem.n_pe:
+            return t, tuple(free[: problem.n_pe])
+    return None
+
+
+class ReservationKind(ProblemKind):
+    name = "reservation"
+    summary = "accept a request with a start time and PEs inside its deadline window, or reject"
+    problem_type = ReservationProblem
+    decision_type = ReservationDecision
+    metrics: ClassVar[tuple[MetricSpec, ...]] = scalar.gap_metrics(
+        "reservation", "acceptance (1 accepted, 0 rejected)"
+    )
+
+    def vet(self, problem: Any, decision: Any) -> Any:
+        if decision.status == Status.ERROR:
+            return decision
+        if decision.status == Status.INFEASIBLE:
+            if feasible_start(problem) is not None:
+                return scalar.rejected(
+                    decision,
+                    "claimed infeasible, but a start with enough free PEs exists",
+                    accepted=False,
+                    pe_set=(),
+                )
+            return decision
+        if not decision.accepted:
+            if decision.status == Status.TIMEOUT and not decision.objectives:
+                return decision
+            return scalar.recomputed(decision, 0.0)
+        try:
+            problem.check(decision.start, decision.pe_set)
+        except InvalidDecisionError as exc:
+            return scalar.rejected(decision, str(exc), accepted=False, pe_set=())
+        return scalar.recomputed(decision, 1.0)
+
+    def quality(
+        self, problem: Any, decision: Any, reference: Any | None, *, budget_s: float
+    ) -> dict[str, Any]:
+        return scalar.gap_quality(decision, reference, self.answered(decision))
+
+    def describe(self, problem: Any) -> str:
+        return f"{problem.n_pe}/{problem.pes} PEs"
+
+    def examples(self) -> list[tuple[str, Any]]:
+        return [
+            (
+                "fits after a busy slot",
+                ReservationProblem(
+                    now=0,
+                    ready=0,
+                    duration=10,
+                    deadline=40,
+                    n_pe=2,
+                    pes=3,
+                    busy=[(0, 0, 20), (1, 5, 15)],
+                ),
+            ),
+            (
+                "cannot fit",
+                ReservationProblem(
+                    now=0, ready=0, duration=10, deadline=15, n_pe=2, pes=2, busy=[(0, 0, 20)]
+                ),
+            ),
+        ]
