@@ -30,6 +30,7 @@ import numpy as np
 
 from schedbench.simcore.decision_maker import bbsched_decision_maker, window_order_key
 from schedbench.simcore.errors import SolverParameterError
+from schedbench.simcore.kinds.base import kind_of
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, TracePoint, capacity_slack
@@ -167,8 +168,8 @@ class BaseSolver(ParamSolver):
     def solve(self, problem: SelectionProblem, budget: Budget) -> Decision:
         clock = Clock(budget)
         ok, reason = self.supports(problem)
-        if not ok:
-            return Decision(Status.ERROR, notes=(f"not supported: {reason}",), solver=self.id)
+        if not ok:  # an answer of the problem's own kind, which says why
+            return kind_of(problem).error_decision(f"not supported: {reason}", solver=self.id)
 
         forced = problem.must_include
         sub, free = problem, np.arange(problem.w)

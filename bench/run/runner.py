@@ -117,6 +117,10 @@ def run_suite(
             f"(run {run_id}, started {started}); wait for it to finish, or use another --store"
         )
     done = store.finished(suite.name)
+    # A store written before issue 12 keyed cells by labels: its cells count as stored too,
+    # and --force replaces them (the old row goes, the new one is written under the new id).
+    legacy = {c.cell_id: c.legacy_id for c in [*dcells, *scells] if c.legacy_id in done}
+    done |= set(legacy)
     all_ids = [c.cell_id for c in dcells] + [c.cell_id for c in scells]
     stored = [c for c in all_ids if c in done]
     if stored and not (resume or force):
@@ -171,6 +175,8 @@ def run_suite(
     except ConcurrentRunError as exc:
         store.close()
         raise RunError(str(exc)) from exc
+    if force and legacy:
+        store.delete_cells(suite.name, list(legacy.values()))
     errors = 0
     overheads: list[float] = []
 

@@ -584,6 +584,16 @@ class ResultStore:
                     raise DuplicateCellError(suite, values["cell_id"]) from None
                 raise StoreError(f"{self.path}: row rejected by the database: {exc}") from exc
 
+    def delete_cells(self, suite: str, cell_ids: list[str]) -> int:
+        """Remove stored cells of ``suite`` (``--force`` over cells stored under an older id);
+        returns how many were removed."""
+        with self._transaction():
+            cursor = self._conn.executemany(
+                "DELETE FROM cells WHERE suite = ? AND cell_id = ?",
+                [(suite, cell_id) for cell_id in cell_ids],
+            )
+        return int(cursor.rowcount)
+
     def finished(self, suite: str) -> set[str]:
         """The cell_ids of ``suite`` already stored (whatever their status), for ``--resume``."""
         cursor = self._conn.execute("SELECT cell_id FROM cells WHERE suite = ?", (suite,))

@@ -85,6 +85,23 @@ class DecisionCell:
         )
 
 
+    @property
+    def legacy_id(self) -> str:
+        """The id stores written before issue 12 gave this cell (labels, not content), so
+        ``--resume`` recognises their cells."""
+        return content_hash(
+            [
+                "decision",
+                self.family,
+                self.instance,
+                self.solver.id,
+                self.repetition,
+                self.seed,
+                self.budget_s,
+            ]
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class SimulationCell:
     scenario: Scenario
@@ -98,6 +115,27 @@ class SimulationCell:
     @property
     def family(self) -> str:
         return self.scenario.name
+
+    @property
+    def legacy_id(self) -> str:
+        """The id stores written before issue 12 gave this cell (see ``DecisionCell``)."""
+        sc = self.scenario
+        return content_hash(
+            [
+                "simulation",
+                sc.name,
+                sc.workload,
+                sc.system,
+                sc.priority,
+                sc.backfill,
+                sc.lifecycle,
+                sc.window,
+                self.policy,
+                self.repetition,
+                self.seed,
+                self.budget_s,
+            ]
+        )
 
     @property
     def cell_id(self) -> str:

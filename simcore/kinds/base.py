@@ -185,6 +185,11 @@ def register_kind(kind: type[ProblemKind] | ProblemKind) -> ProblemKind:
     return obj
 
 
+def unregister_kind(name: str) -> None:
+    """Forget an in-process registration (tests that add a kind for their own duration)."""
+    _REGISTERED.pop(name, None)
+
+
 def known_kinds() -> list[str]:
     """Names of the registered kinds (entry points and in-process), sorted."""
     return sorted(set(_entry_points()) | set(_REGISTERED))
