@@ -84,7 +84,6 @@ class DecisionCell:
             ]
         )
 
-
     @property
     def legacy_id(self) -> str:
         """The id stores written before issue 12 gave this cell (labels, not content), so
