@@ -339,7 +339,7 @@ def _resolve_base(base: str | BBSampler | Any) -> tuple[BBSampler, str]:
     try:
         return EmpiricalBB(arr), f"observed[{arr.size}]"
     except ScenarioError as exc:
-        raise ScenarioError(f"base: {exc}") from None
+        raise ScenarioError(f"base: {exc}") from exc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -406,8 +406,8 @@ def with_bb_requests(
 def _ssd_range(name: str, r: tuple[int, int]) -> tuple[int, int]:
     try:
         lo, hi = r
-    except (TypeError, ValueError):
-        raise ScenarioError(f"{name}: expected a pair (low, high) of whole GB, got {r!r}") from None
+    except (TypeError, ValueError) as exc:
+        raise ScenarioError(f"{name}: expected a pair (low, high) of whole GB, got {r!r}") from exc
     ok = all(not isinstance(v, bool) and isinstance(v, int | np.integer) for v in (lo, hi))
     if not (ok and 0 <= lo <= hi):
         raise ScenarioError(f"{name}: expected whole GB with 0 <= low <= high, got {r!r}")

@@ -58,10 +58,10 @@ def read_mknap(path: str | Path) -> list[KnownOptimum]:
         for tok, line in chunk:
             try:
                 values.append(float(tok))
-            except ValueError:
+            except ValueError as exc:
                 raise ProblemError(
                     f"line {line}", f"a number ({what})", tok, source=str(path)
-                ) from None
+                ) from exc
         return values
 
     (count,) = take(1, "the number of instances")
@@ -155,10 +155,10 @@ def read_front(path: str | Path) -> np.ndarray:
             continue
         try:
             rows.append([float(x) for x in line.split()])
-        except ValueError:
+        except ValueError as exc:
             raise ProblemError(
                 f"line {number}", "numbers separated by spaces", line.strip(), source=str(path)
-            ) from None
+            ) from exc
         if len(rows[-1]) != len(rows[0]):
             raise ProblemError(
                 f"line {number}",

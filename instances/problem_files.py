@@ -32,28 +32,28 @@ def load_problem(path: str | Path) -> Any:
         )
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except FileNotFoundError as exc:
         raise ProblemError(
             "(file)", "an existing PROBLEM.json file", str(path), source=str(path)
-        ) from None
+        ) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ProblemError(
             "(file)", "a readable UTF-8 text file", str(exc), source=str(path)
-        ) from None
+        ) from exc
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProblemError(
             f"line {exc.lineno} column {exc.colno}", f"valid JSON ({exc.msg})", source=str(path)
-        ) from None
-    except RecursionError:
+        ) from exc
+    except RecursionError as exc:
         raise ProblemError(
             "(file)", "JSON nested at most a few levels deep", "deeper nesting", source=str(path)
-        ) from None
+        ) from exc
     except ValueError as exc:  # e.g. an integer literal with thousands of digits
         raise ProblemError(
             "(file)", "numbers of sensible size", str(exc), source=str(path)
-        ) from None
+        ) from exc
     kind_name = data.get("kind", "selection") if isinstance(data, dict) else "selection"
     if not isinstance(kind_name, str):
         raise ProblemError("kind", "a problem kind name", kind_name, source=str(path))

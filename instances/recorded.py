@@ -41,7 +41,7 @@ def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]
                 return
             raise ProblemError(
                 f"line {number}", f"a JSON object ({exc.msg})", source=str(p)
-            ) from None
+            ) from exc
         if not isinstance(data, dict) or "problem" not in data:
             raise ProblemError(f"line {number}", "an object with a 'problem' key", source=str(p))
         try:
@@ -49,7 +49,7 @@ def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]
             kind = get_kind(raw.get("kind", "selection") if isinstance(raw, dict) else "selection")
             problem = kind.problem_from_dict(raw, source=f"{p}:{number}")
         except ProblemError as exc:
-            raise exc.with_source(f"{p}:{number}") from None
+            raise exc.with_source(f"{p}:{number}") from exc
         context = data.get("context", {})
         label = f"{p.stem}#{context.get('sequence', number)}"
         yield label, problem, context

@@ -189,7 +189,7 @@ def _read_text(path: Path, source: str) -> str:
         except (OSError, EOFError) as exc:
             raise SwfError(
                 f"{source}: expected complete gzip data, got {exc}", path=source
-            ) from None
+            ) from exc
     return data.decode("utf-8-sig", errors="replace")
 
 

@@ -129,17 +129,17 @@ def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
             **kw,
         )
     except SystemSpecError as exc:
-        raise SystemFileError(f"{source}: {exc}") from None
+        raise SystemFileError(f"{source}: {exc}") from exc
 
 
 def load_system_file(path: str | Path) -> System:
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text())
-    except FileNotFoundError:
-        raise SystemFileError(f"{p}: no such machine file") from None
+    except FileNotFoundError as exc:
+        raise SystemFileError(f"{p}: no such machine file") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise SystemFileError(f"{p}: not valid TOML: {exc}") from None
+        raise SystemFileError(f"{p}: not valid TOML: {exc}") from exc
     return system_from_dict(data, source=str(p))
 
 

@@ -68,7 +68,7 @@ def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Wor
     try:
         return fn(*args, **kw)
     except TypeError as exc:
-        raise WorkloadSpecError(f"{where}: {exc}") from None
+        raise WorkloadSpecError(f"{where}: {exc}") from exc
 
 
 def _lublin(args: str, where: str) -> Workload:
@@ -98,16 +98,16 @@ def _arrivals(w: Workload, args: str, where: str) -> Workload:
 
     try:
         factor = float(args)
-    except ValueError:
-        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from None
+    except ValueError as exc:
+        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from exc
     return scale_arrivals(w, factor)
 
 
 def _head(w: Workload, args: str, where: str) -> Workload:
     try:
         n = int(args)
-    except ValueError:
-        raise WorkloadSpecError(f"{where}: expected an integer, got {args!r}") from None
+    except ValueError as exc:
+        raise WorkloadSpecError(f"{where}: expected an integer, got {args!r}") from exc
     return w.take(slice(0, n))
 
 
@@ -167,13 +167,13 @@ def check_workload_spec(spec: str) -> None:
         elif name.strip() == "arrivals":
             try:
                 float(targs)
-            except ValueError:
-                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from None
+            except ValueError as exc:
+                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from exc
         elif name.strip() == "head":
             try:
                 int(targs)
-            except ValueError:
-                raise WorkloadSpecError(f"{where}: expected an integer, got {targs!r}") from None
+            except ValueError as exc:
+                raise WorkloadSpecError(f"{where}: expected an integer, got {targs!r}") from exc
 
 
 def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error") -> Workload:

@@ -47,7 +47,7 @@ MAX_LOGGED_BYTES = 64 * 1024
 
 def _flush_python_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):  # a closed stream has nothing to flush
             stream.flush()
 
 
@@ -140,7 +140,7 @@ if hasattr(os, "register_at_fork"):
 def stdout_to_stderr() -> None:
     """Point this process's fd 1 at its fd 2 for good: for worker processes, which share the
     parent's stdout (the parent's document) but never write a document of their own."""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(OSError, ValueError):  # a closed stdout has nothing to flush
         sys.stdout.flush()
     with contextlib.suppress(OSError):
         os.dup2(2, 1)

@@ -87,10 +87,10 @@ def _trace_value(item: Any, i: int) -> tuple[float, float]:
     else:
         try:
             t, value = item
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as exc:
             raise MetricsError(
                 f"trace[{i}]: expected a TracePoint or a (time_s, value) pair, got {item!r}"
-            ) from None
+            ) from exc
     if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes)):
         if len(value) != 1:
             raise MetricsError(

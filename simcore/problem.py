@@ -51,17 +51,17 @@ def as_matrix(value: Any, where: str, expected: str) -> np.ndarray:
         _reject_non_numbers(value, where)
     try:
         array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError) as err:
         # Ragged rows, non-numbers or integers beyond float64: find the first offending row.
         if isinstance(value, Sequence):
             for i, row in enumerate(value):
                 try:
                     np.array(row, dtype=np.float64)
-                except (TypeError, ValueError, OverflowError):
+                except (TypeError, ValueError, OverflowError) as exc:
                     raise ProblemError(
                         f"{where}[{i}]", "numbers only (finite, within float64)", row
-                    ) from None
-        raise ProblemError(where, expected, value) from None
+                    ) from exc
+        raise ProblemError(where, expected, value) from err
     return array
 
 

@@ -143,11 +143,16 @@ def probe() -> dict[str, Any]:
     if highs_ok:
         import highspy
 
-        with contextlib.suppress(Exception):
+        try:
             versions["highs"] = highspy.Highs().version()  # type: ignore[no-untyped-call]
+        except Exception as exc:  # an old highspy without version(): say so, not fail
+            versions["highs"] = f"unknown ({type(exc).__name__})"
     return {
         "status": "ok",
-        "cbc": (cbc is not None, "" if cbc is not None else _CBC_INSTALL),
+        "cbc": (
+            cbc is not None,
+            "" if cbc is not None else "; ".join([_CBC_INSTALL, *_CBC_FAILURES]),
+        ),
         "highs": (highs_ok, "" if highs_ok else _HIGHS_INSTALL),
         "versions": versions,
     }
@@ -160,9 +165,13 @@ def _cbc_command(pulp: Any, **options: Any) -> Any:
             solver = cls(**options)
             if solver.available():
                 return solver
-        except Exception:
-            continue
+        except Exception as exc:  # PuLP raises its own errors for a missing binary
+            _CBC_FAILURES.append(f"{cls.__name__}: {type(exc).__name__}: {exc}")
     return None
+
+
+#: Why each CBC command could not be built (reported by the probe).
+_CBC_FAILURES: list[str] = []
 
 
 # -- one MILP ----------------------------------------------------------------------------------

@@ -229,6 +229,8 @@ class _Worker:
         self._probe: dict[str, Any] | None = None
         self._tmp: str | None = None
         self.restarts = 0
+        #: Why the worker was last replaced (a timeout, EOF, a broken pipe), "" if never.
+        self.last_failure = ""
 
     @property
     def pid(self) -> int | None:
@@ -271,12 +273,15 @@ class _Worker:
                     if printed:
                         fdcapture.LOGGER.info("MIP worker printed:\n%s", printed.rstrip("\n"))
                     return reply
-            except Exception:  # died (EOF), broken pipe, or could not be started
-                pass
+                self.last_failure = "no reply by the deadline"
+            except Exception as exc:  # died (EOF), broken pipe, could not start: counted below
+                self.last_failure = f"{type(exc).__name__}: {exc}"
             self.kill()
             self.restarts += 1
-            with contextlib.suppress(Exception):
+            try:
                 self.start()  # start the next one now; it imports while the caller goes on
+            except (OSError, RuntimeError) as exc:  # the next call tries again and says why
+                self.last_failure += f"; restart failed: {type(exc).__name__}: {exc}"
             return None
 
     def probe(self) -> dict[str, Any]:
@@ -303,7 +308,7 @@ class _Worker:
                     # unreaped child's pid cannot have been reused by another group.
                     with contextlib.suppress(OSError):
                         os.killpg(proc.pid, signal.SIGKILL)
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(OSError, ValueError):  # already gone or closed
                     proc.kill()
                 proc.join(timeout=5.0)
             self._discard()
@@ -313,7 +318,7 @@ class _Worker:
         with self._lock:
             proc = self._proc
             if proc is not None and self._owner == os.getpid():
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(OSError, ValueError):  # the worker is already gone
                     self._conn.send({"op": "stop"})
                 proc.join(timeout=2.0)
                 if proc.is_alive():
@@ -324,7 +329,7 @@ class _Worker:
         """Forget the worker (dead, or another process's after a fork) and its files."""
         if self._owner == os.getpid():
             if self._conn is not None:
-                with contextlib.suppress(Exception):
+                with contextlib.suppress(OSError, ValueError):  # closed already
                     self._conn.close()
             if self._tmp is not None:
                 shutil.rmtree(self._tmp, ignore_errors=True)

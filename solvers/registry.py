@@ -77,8 +77,8 @@ def load_object(spec: str) -> type:
         obj = module
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except AttributeError:
-        raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from None
+    except AttributeError as exc:
+        raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from exc
     problem = _not_a_solver_class(obj)
     if problem or not isinstance(obj, type):
         raise SolverParameterError(
@@ -124,10 +124,10 @@ def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
             return int(text)
         if declared is float:
             return float(text)
-    except ValueError:
+    except ValueError as exc:
         raise SolverParameterError(
             f"solver {solver!r} parameter {name!r}: expected {declared.__name__}, got {value!r}"
-        ) from None
+        ) from exc
     return value
 
 
@@ -164,7 +164,7 @@ def instantiate(
         with captured_output(f"building solver {label}"):
             return cls(**params)
     except TypeError as exc:
-        raise SolverParameterError(f"solver {label!r}: {exc}") from None
+        raise SolverParameterError(f"solver {label!r}: {exc}") from exc
 
 
 _ID = re.compile(r"^([A-Za-z0-9_.:\-]+?)(?:\[(.*)\])?$")

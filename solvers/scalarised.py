@@ -42,8 +42,8 @@ def parse_weights(text: str) -> tuple[float, ...]:
         return ()
     try:
         weights = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        raise ValueError(f"expected comma-separated numbers, got {text!r}") from None
+    except ValueError as exc:
+        raise ValueError(f"expected comma-separated numbers, got {text!r}") from exc
     if not all(math.isfinite(x) and x >= 0 for x in weights) or sum(weights) <= 0:
         raise ValueError(f"expected non-negative weights with a positive sum, got {text!r}")
     return weights

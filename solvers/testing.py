@@ -191,7 +191,7 @@ def _check_answer(problem: SelectionProblem, d: Decision, label: str) -> None:
         try:
             problem.check_selection(selected)
         except InvalidDecisionError as exc:
-            raise _fail(label, f"{what} is not feasible: {exc}") from None
+            raise _fail(label, f"{what} is not feasible: {exc}") from exc
         expected = problem.evaluate(selected)
         if len(objectives) != problem.M or not np.allclose(
             objectives, expected, rtol=1e-9, atol=1e-9

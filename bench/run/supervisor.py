@@ -51,7 +51,7 @@ class Failure:
 
 def _die_with_parent() -> None:
     """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: no such call
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
@@ -115,20 +115,21 @@ class _Worker:
         self.watch[1] = 0.0
         self.conn.send(item)
 
+    # Cleanup of a worker that may already be gone: nothing to record if it is.
     def kill(self) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):
             self.proc.kill()
         self.proc.join(5)
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):
             self.conn.close()
 
     def stop(self) -> None:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
         self.proc.join(2)
         if self.proc.is_alive():
             self.kill()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(OSError, ValueError):
             self.conn.close()
 
 

@@ -581,7 +581,7 @@ class ResultStore:
                 self._conn.execute(sql, [values[key] for key in CELL_KEYS])
             except sqlite3.IntegrityError as exc:
                 if "UNIQUE" in str(exc):
-                    raise DuplicateCellError(suite, values["cell_id"]) from None
+                    raise DuplicateCellError(suite, values["cell_id"]) from exc
                 raise StoreError(f"{self.path}: row rejected by the database: {exc}") from exc
 
     def delete_cells(self, suite: str, cell_ids: list[str]) -> int:
@@ -756,7 +756,7 @@ def _validate_row(row: Mapping[str, Any]) -> dict[str, Any]:
             raise StoreError(f"decision: expected a dict or None, got {type(decision).__name__}")
         out["decision"] = None if decision is None else _dumps(decision, "decision")
     except StoreError as exc:
-        raise StoreError(f"{where}: {exc}") from None
+        raise StoreError(f"{where}: {exc}") from exc
     return out
 
 

@@ -219,19 +219,19 @@ def load_suite(path: str | Path, *, limits: Limits | None = None) -> Suite:
         if p.exists() and p.stat().st_size > MAX_SUITE_BYTES:
             raise SuiteError(src, "file", f"a suite file under {MAX_SUITE_BYTES // 2**20} MiB")
         data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    except FileNotFoundError as exc:
         shipped = ", ".join(shipped_suites())
         raise SuiteError(
             src, "file", f"an existing suite file, or a shipped suite ({shipped})"
-        ) from None
+        ) from exc
     except UnicodeDecodeError as exc:
-        raise SuiteError(src, "file", f"UTF-8 text (byte {exc.start} is not)") from None
+        raise SuiteError(src, "file", f"UTF-8 text (byte {exc.start} is not)") from exc
     except OSError as exc:
-        raise SuiteError(src, "file", f"a readable file ({exc.strerror or exc})") from None
+        raise SuiteError(src, "file", f"a readable file ({exc.strerror or exc})") from exc
     except tomllib.TOMLDecodeError as exc:
-        raise SuiteError(src, "syntax", f"valid TOML ({exc})") from None
-    except RecursionError:
-        raise SuiteError(src, "syntax", "TOML nested at most a few levels deep") from None
+        raise SuiteError(src, "syntax", f"valid TOML ({exc})") from exc
+    except RecursionError as exc:
+        raise SuiteError(src, "syntax", "TOML nested at most a few levels deep") from exc
     return suite_from_dict(data, source=src, base_dir=p.resolve().parent, limits=limits)
 
 
@@ -397,7 +397,7 @@ def suite_from_dict(
             except SolverParameterError as exc:
                 raise SuiteError(
                     src, f"{where}.params", "parameters the solver accepts", str(exc)
-                ) from None
+                ) from exc
     ids = [s.id for s in solvers]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
@@ -425,7 +425,7 @@ def suite_from_dict(
         except SchedbenchError as exc:
             raise SuiteError(
                 src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
-            ) from None
+            ) from exc
         try:  # a preset name, or a machine file read now (it is small)
             from schedbench.instances.systems import resolve_system
 
@@ -433,7 +433,7 @@ def suite_from_dict(
         except SchedbenchError as exc:
             raise SuiteError(
                 src, f"{where}.system", "a preset or a machine .toml file", str(exc)
-            ) from None
+            ) from exc
 
         scen = Scenario(
             name=_get(src, sc, "name", where, str, check=bool, expected="a non-empty string"),
@@ -477,7 +477,7 @@ def suite_from_dict(
                         f"{where}.policies[{j}]",
                         "a registered solver and its parameters",
                         str(exc),
-                    ) from None
+                    ) from exc
         scenarios.append((scen, tuple(pols)))
 
     if not specs and not scenarios:

@@ -67,7 +67,9 @@ def with_source(build: Any, data: Any, source: str | None) -> Any:
             raise ProblemError("(top level)", "a JSON object", type(data).__name__)
         return build(data)
     except ProblemError as exc:
-        raise (exc.with_source(source) if source else exc) from None
+        if not source:
+            raise
+        raise exc.with_source(source) from exc
 
 
 def decision_status(data: Any) -> Status:
@@ -75,11 +77,11 @@ def decision_status(data: Any) -> Status:
         raise MetricsError(f"decision JSON: expected an object, got {type(data).__name__}")
     try:
         return Status(data["status"])
-    except (KeyError, ValueError):
+    except (KeyError, ValueError) as exc:
         raise MetricsError(
             f"decision JSON key 'status': expected one of {[s.value for s in Status]}, "
             f"got {data.get('status')!r}"
-        ) from None
+        ) from exc
 
 
 def rejected(decision: Any, reason: str, **cleared: Any) -> Any:

@@ -69,8 +69,8 @@ class ReservationProblem:
         for i, item in enumerate(self.busy):
             try:
                 pe, start, end = (int(x) for x in item)
-            except (TypeError, ValueError):
-                raise ProblemError(f"busy[{i}]", "[pe, start, end]", item) from None
+            except (TypeError, ValueError) as exc:
+                raise ProblemError(f"busy[{i}]", "[pe, start, end]", item) from exc
             if not 0 <= pe < self.pes or not 0 <= start < end:
                 raise ProblemError(f"busy[{i}]", f"a PE in 0..{self.pes - 1} and start < end", item)
             busy.append((pe, start, end))

@@ -189,8 +189,8 @@ class SelectionProblem:
     def _check_must_include(value: Iterable[int], w: int) -> tuple[int, ...]:
         try:
             items = list(value)
-        except TypeError:
-            raise ProblemError("must_include", "a list of job indices", value) from None
+        except TypeError as exc:
+            raise ProblemError("must_include", "a list of job indices", value) from exc
         out = set()
         for i, item in enumerate(items):
             if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
@@ -346,7 +346,9 @@ class SelectionProblem:
                 **raw,
             )
         except ProblemError as exc:
-            raise (exc.with_source(source) if source else exc) from None
+            if not source:
+                raise
+            raise exc.with_source(source) from exc
 
     def fingerprint(self) -> str:
         """Stable content hash (for caching exact references by instance)."""
@@ -382,8 +384,8 @@ def _index_array(value: Iterable[int], message: str) -> np.ndarray:
         raise InvalidDecisionError(message.format(bad))
     try:
         return np.fromiter(items, dtype=np.int64, count=len(items))
-    except OverflowError:  # beyond int64: certainly outside every window
-        raise InvalidDecisionError(message.format(max(items, key=abs))) from None
+    except OverflowError as exc:  # beyond int64: certainly outside every window
+        raise InvalidDecisionError(message.format(max(items, key=abs))) from exc
 
 
 def _selection(value: Iterable[int], where: str) -> tuple[int, ...]:
@@ -481,11 +483,11 @@ class Decision:
             raise MetricsError(f"decision JSON: expected an object, got {type(data).__name__}")
         try:
             status = Status(data["status"])
-        except (KeyError, ValueError):
+        except (KeyError, ValueError) as exc:
             raise MetricsError(
                 f"decision JSON key 'status': expected one of {[s.value for s in Status]}, "
                 f"got {data.get('status')!r}"
-            ) from None
+            ) from exc
         latency = data.get("latency_s")
         try:
             pareto = tuple(
@@ -512,7 +514,7 @@ class Decision:
                 raise
             raise MetricsError(
                 f"decision JSON: malformed pareto, trace or selection ({exc})"
-            ) from None
+            ) from exc
 
     def same_answer(self, other: Decision) -> bool:
         """True when two decisions choose the same things (ignores latency, stats and trace)."""
