@@ -43,7 +43,10 @@ def test_errors_keep_their_cause_and_broad_handlers_record_why(path):
             )
             if not (reraises or uses_name):
                 problems.append(f"{where}: a broad except that neither re-raises nor records why")
-        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("suppress"):
-            if {ast.unparse(a) for a in node.args} & BROAD:
-                problems.append(f"{where}: suppress(Exception) swallows every failure")
+        if (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).endswith("suppress")
+            and {ast.unparse(a) for a in node.args} & BROAD
+        ):
+            problems.append(f"{where}: suppress(Exception) swallows every failure")
     assert not problems, "\n".join(problems)

@@ -34,7 +34,13 @@ from schedbench.bench.run.executors import RunError, make_executor
 from schedbench.bench.run.references import ReferenceCache
 from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
 from schedbench.bench.store.records import CellRecord
-from schedbench.bench.suite.plan import Instance, plan, reference_solver
+from schedbench.bench.suite.plan import (
+    DecisionCell,
+    Instance,
+    SimulationCell,
+    plan,
+    reference_solver,
+)
 from schedbench.bench.suite.schema import Suite
 from schedbench.simcore.kinds.base import kind_ref
 from schedbench.simcore.problem import MAX_DEADLINE_S, Budget
@@ -119,7 +125,8 @@ def run_suite(
     done = store.finished(suite.name)
     # A store written before issue 12 keyed cells by labels: its cells count as stored too,
     # and --force replaces them (the old row goes, the new one is written under the new id).
-    legacy = {c.cell_id: c.legacy_id for c in [*dcells, *scells] if c.legacy_id in done}
+    cells: list[DecisionCell | SimulationCell] = [*dcells, *scells]
+    legacy = {c.cell_id: c.legacy_id for c in cells if c.legacy_id in done}
     done |= set(legacy)
     all_ids = [c.cell_id for c in dcells] + [c.cell_id for c in scells]
     stored = [c for c in all_ids if c in done]
