@@ -30,18 +30,16 @@ Relative paths are resolved against the suite file's folder.
 from __future__ import annotations
 
 import glob
-import importlib
 import itertools
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any, ClassVar
 
-from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.errors import SchedbenchError, UnknownNameError
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint
+from schedbench.simcore.plugins import entry_points_of, import_object
 from schedbench.simcore.problem import Status
 
 GROUP = "schedbench.sources"
@@ -56,13 +54,8 @@ class SourceError(SchedbenchError, ValueError):
         super().__init__(f"{key}: expected {expected}{got_text}")
 
 
-class UnknownSourceError(SchedbenchError, LookupError):
-    def __init__(self, name: str, known: list[str]):
-        self.name, self.known = name, known
-        super().__init__(f"unknown problem source {name!r}; known sources: {', '.join(known)}")
-
-    def __str__(self) -> str:
-        return self.args[0]
+class UnknownSourceError(UnknownNameError):
+    what = "problem source"
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,9 +369,8 @@ _BUILT_IN: tuple[type[ProblemSource], ...] = (
 _REGISTERED: dict[str, type[ProblemSource]] = {cls.name: cls for cls in _BUILT_IN}
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+def _entry_points() -> dict[str, Any]:
+    return entry_points_of(GROUP)
 
 
 def register_source(cls: type[ProblemSource]) -> type[ProblemSource]:
@@ -401,11 +393,8 @@ def get_source(name: str) -> ProblemSource:
     if name in eps:
         return register_source(eps[name].load())()
     if ":" in name:
-        module, _, attr = name.partition(":")
         try:
-            obj: Any = importlib.import_module(module)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
+            obj = import_object(name)
         except (ImportError, AttributeError) as exc:
             raise UnknownSourceError(name, known_sources()) from exc
         if isinstance(obj, type) and issubclass(obj, ProblemSource):

@@ -30,18 +30,27 @@ class ProblemError(SchedbenchError, ValueError):
         return ProblemError(self.where, self.expected, self.got, source=source)
 
 
-class UnknownSolverError(SchedbenchError, LookupError):
-    """A solver name that no installed package registers."""
+class UnknownNameError(SchedbenchError, LookupError):
+    """A plug-in name that nothing registers; the message lists the known names."""
+
+    what = "name"
 
     def __init__(self, name: str, known: list[str]):
         self.name = name
         self.known = known
         super().__init__(
-            f"unknown solver {name!r}; known solvers: {', '.join(known) if known else '(none)'}"
+            f"unknown {self.what} {name!r}; known {self.what}s: "
+            f"{', '.join(known) if known else '(none)'}"
         )
 
     def __str__(self) -> str:  # LookupError would quote the message
-        return self.args[0]
+        return str(self.args[0])
+
+
+class UnknownSolverError(UnknownNameError):
+    """A solver name that no installed package registers."""
+
+    what = "solver"
 
 
 class SolverParameterError(SchedbenchError, ValueError):
@@ -56,18 +65,10 @@ class MetricsError(SchedbenchError, ValueError):
     """Metrics cannot be computed: an empty or inverted window, a malformed result, a bad option."""
 
 
-class UnknownKindError(SchedbenchError, LookupError):
+class UnknownKindError(UnknownNameError):
     """A problem kind that no installed package registers."""
 
-    def __init__(self, name: str, known: list[str]):
-        self.name = name
-        self.known = known
-        super().__init__(
-            f"unknown problem kind {name!r}; known kinds: {', '.join(known) if known else '(none)'}"
-        )
-
-    def __str__(self) -> str:  # LookupError would quote the message
-        return self.args[0]
+    what = "problem kind"
 
 
 class BudgetError(SchedbenchError, ValueError):

@@ -19,23 +19,18 @@ import inspect
 import re
 import typing
 from collections.abc import Mapping
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from schedbench.simcore.errors import SolverParameterError, UnknownSolverError
 from schedbench.simcore.fdcapture import captured_output
+from schedbench.simcore.plugins import entry_points_of
 from schedbench.simcore.solver import warm_up
 
 GROUP = "schedbench.solvers"
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=GROUP):
-        found.setdefault(ep.name, ep)  # first installed distribution wins, deterministically
-    return found
+def _entry_points() -> dict[str, Any]:
+    return entry_points_of(GROUP)
 
 
 def known_solvers() -> list[str]:

@@ -60,21 +60,6 @@ from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.indicators import latency_stats
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S
 
-__all__ = [
-    "DECISION_COLUMNS",
-    "PLOT_KINDS",
-    "SIMULATION_COLUMNS",
-    "TABLE_FORMATS",
-    "ReportError",
-    "decision_leaderboard",
-    "format_table",
-    "kiviat_axes",
-    "markdown_report",
-    "n_objectives",
-    "reference_missing",
-    "simulation_leaderboard",
-]
-
 
 class ReportError(SchedbenchError, ValueError):
     """A report cannot be made as asked (unknown table format, matplotlib missing, ...)."""

@@ -34,16 +34,14 @@ and every consumer (:func:`delivered_answer`).
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 from collections.abc import Mapping
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any, ClassVar
 
 from schedbench.simcore.errors import UnknownKindError
 from schedbench.simcore.metric_spec import MetricSpec
+from schedbench.simcore.plugins import entry_points_of, import_object
 from schedbench.simcore.problem import Status
 
 GROUP = "schedbench.kinds"
@@ -157,12 +155,8 @@ class ProblemKind:
 _REGISTERED: dict[str, ProblemKind] = {}
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=GROUP):
-        found.setdefault(ep.name, ep)  # first installed distribution wins, deterministically
-    return found
+def _entry_points() -> dict[str, Any]:
+    return entry_points_of(GROUP)
 
 
 def register_kind(kind: type[ProblemKind] | ProblemKind) -> ProblemKind:
@@ -205,10 +199,7 @@ def get_kind(name: str, ref: str | None = None) -> ProblemKind:
     if name in eps:
         return register_kind(eps[name].load())
     if ref:
-        module, _, attr = ref.partition(":")
-        obj: Any = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
+        obj = import_object(ref)
         if name in _REGISTERED:  # importing the module registered it
             return _REGISTERED[name]
         return register_kind(obj)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from schedbench.simcore.errors import MetricsError, ProblemError
 from schedbench.simcore.indicators import primal_gap
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.problem import Status
+from schedbench.simcore.problem import Status, json_number, json_safe
 
 #: Relative tolerance when comparing a claimed objective value with the recomputed one.
 OBJECTIVE_RTOL = 1e-9
@@ -82,6 +83,43 @@ def decision_status(data: Any) -> Status:
             f"decision JSON key 'status': expected one of {[s.value for s in Status]}, "
             f"got {data.get('status')!r}"
         ) from exc
+
+
+def freeze_common(decision: Any) -> None:
+    """``__post_init__`` of a decision type: the fields every kind's answer has, normalised
+    (status as ``Status``, tuples, read-only stats)."""
+    set_ = object.__setattr__
+    set_(decision, "status", Status(decision.status))
+    set_(decision, "objectives", tuple(float(x) for x in decision.objectives))
+    set_(decision, "trace", tuple(decision.trace))
+    set_(decision, "stats", MappingProxyType(dict(decision.stats)))
+    set_(decision, "notes", tuple(decision.notes))
+
+
+def common_json(decision: Any) -> dict[str, Any]:
+    """The JSON of the fields every kind's answer has (``to_dict`` adds the kind's own)."""
+    return {
+        "status": decision.status.value,
+        "objectives": [json_number(x) for x in decision.objectives],
+        "latency_s": None if math.isnan(decision.latency_s) else decision.latency_s,
+        "solver": decision.solver,
+        "notes": list(decision.notes),
+        "stats": {str(k): json_safe(v) for k, v in decision.stats.items()},
+    }
+
+
+def common_fields(data: Any) -> dict[str, Any]:
+    """The common fields of a decision read back from its JSON (``from_dict``)."""
+    status = decision_status(data)
+    latency = data.get("latency_s")
+    return {
+        "status": status,
+        "objectives": tuple(float(x) for x in data.get("objectives") or ()),
+        "stats": dict(data.get("stats") or {}),
+        "notes": tuple(str(n) for n in data.get("notes") or ()),
+        "solver": str(data.get("solver", "")),
+        "latency_s": math.nan if latency is None else float(latency),
+    }
 
 
 def rejected(decision: Any, reason: str, **cleared: Any) -> Any:

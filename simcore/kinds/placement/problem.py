@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -36,7 +35,6 @@ from schedbench.simcore.problem import (
     check_finite_nonneg,
     json_array,
     json_number,
-    json_safe,
     readonly,
 )
 
@@ -180,40 +178,21 @@ class PlacementDecision:
     latency_s: float = math.nan
 
     def __post_init__(self) -> None:
-        set_ = object.__setattr__
-        set_(self, "status", Status(self.status))
+        scalar.freeze_common(self)
         if isinstance(self.node, bool) or not isinstance(self.node, (int, np.integer)):
             raise ProblemError("node", "an integer node index", self.node)
-        set_(self, "node", int(self.node))
-        set_(self, "start", float(self.start))
-        set_(self, "objectives", tuple(float(x) for x in self.objectives))
-        set_(self, "trace", tuple(self.trace))
-        set_(self, "stats", MappingProxyType(dict(self.stats)))
-        set_(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "node", int(self.node))
+        object.__setattr__(self, "start", float(self.start))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status.value,
-            "node": self.node,
-            "start": json_number(self.start),
-            "objectives": [json_number(x) for x in self.objectives],
-            "latency_s": None if math.isnan(self.latency_s) else self.latency_s,
-            "solver": self.solver,
-            "notes": list(self.notes),
-            "stats": {str(k): json_safe(v) for k, v in self.stats.items()},
-        }
+        return {"node": self.node, "start": json_number(self.start), **scalar.common_json(self)}
 
     @classmethod
     def from_dict(cls, data: Any) -> PlacementDecision:
-        status = scalar.decision_status(data)
-        start, latency = data.get("start"), data.get("latency_s")
+        fields = scalar.common_fields(data)
+        start = data.get("start")
         return cls(
-            status,
             node=int(data.get("node", -1)),
             start=math.nan if start is None else float(start),
-            objectives=tuple(float(x) for x in data.get("objectives") or ()),
-            stats=dict(data.get("stats") or {}),
-            notes=tuple(str(n) for n in data.get("notes") or ()),
-            solver=str(data.get("solver", "")),
-            latency_s=math.nan if latency is None else float(latency),
+            **fields,
         )

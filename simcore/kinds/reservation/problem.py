@@ -18,14 +18,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from schedbench.simcore.errors import InvalidDecisionError, ProblemError
 from schedbench.simcore.kinds import scalar
-from schedbench.simcore.problem import Status, TracePoint, json_number, json_safe
+from schedbench.simcore.problem import Status, TracePoint
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -164,8 +163,8 @@ class ReservationDecision:
     latency_s: float = math.nan
 
     def __post_init__(self) -> None:
+        scalar.freeze_common(self)
         set_ = object.__setattr__
-        set_(self, "status", Status(self.status))
         set_(self, "accepted", bool(self.accepted))
         if isinstance(self.start, bool) or not isinstance(self.start, (int, np.integer)):
             raise InvalidDecisionError(f"start: expected an integer time, got {self.start!r}")
@@ -176,36 +175,22 @@ class ReservationDecision:
                 raise InvalidDecisionError(f"pe_set: expected integer PE ids, got {pe!r}")
             pes.append(int(pe))
         set_(self, "pe_set", tuple(sorted(pes)))
-        set_(self, "objectives", tuple(float(x) for x in self.objectives))
-        set_(self, "trace", tuple(self.trace))
-        set_(self, "stats", MappingProxyType(dict(self.stats)))
-        set_(self, "notes", tuple(self.notes))
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "status": self.status.value,
             "accepted": self.accepted,
             "start": self.start if self.accepted else None,
             "pe_set": list(self.pe_set),
-            "objectives": [json_number(x) for x in self.objectives],
-            "latency_s": None if math.isnan(self.latency_s) else self.latency_s,
-            "solver": self.solver,
-            "notes": list(self.notes),
-            "stats": {str(k): json_safe(v) for k, v in self.stats.items()},
+            **scalar.common_json(self),
         }
 
     @classmethod
     def from_dict(cls, data: Any) -> ReservationDecision:
-        status = scalar.decision_status(data)
-        start, latency = data.get("start"), data.get("latency_s")
+        fields = scalar.common_fields(data)
+        start = data.get("start")
         return cls(
-            status,
             accepted=bool(data.get("accepted", False)),
             start=-1 if start is None else int(start),
             pe_set=tuple(int(x) for x in data.get("pe_set") or ()),
-            objectives=tuple(float(x) for x in data.get("objectives") or ()),
-            stats=dict(data.get("stats") or {}),
-            notes=tuple(str(n) for n in data.get("notes") or ()),
-            solver=str(data.get("solver", "")),
-            latency_s=math.nan if latency is None else float(latency),
+            **fields,
         )
