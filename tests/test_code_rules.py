@@ -50,3 +50,12 @@ def test_errors_keep_their_cause_and_broad_handlers_record_why(path):
         ):
             problems.append(f"{where}: suppress(Exception) swallows every failure")
     assert not problems, "\n".join(problems)
+
+
+def test_the_readme_metric_list_is_the_catalogue():
+    """The README's list is `schedbench metrics --markdown` (regenerate it when this fails)."""
+    from schedbench.simcore.catalogue import markdown_table
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- metrics:begin -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
+    assert block == markdown_table()
