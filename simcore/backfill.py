@@ -167,8 +167,8 @@ class EasyBackfill(Backfiller):
             if len(rest) <= _VECTOR_SCAN
             else _backfill_candidates(view, rest[1:], now, rest[0])
         )
+        f0 = free[0]  # read again after each start (a memoryview read costs more than a local)
         for j in cands:
-            f0 = free[0]
             if f0 < 1:  # every job needs a node
                 return
             d = dem[j]
@@ -178,11 +178,13 @@ class EasyBackfill(Backfiller):
                 shadow, extra = head_reservation(view, dem[rest[0]], now)
             if now + hold[j] <= shadow:
                 yield Start(j, True)
+                f0 = free[0]
             elif d[0] <= extra[0]:
                 if view.has_groups:  # the SSD cut entries it would really take (spill)
                     d = view.effective_demand(j)
                 if fits(d, extra, K, b, eps):
                     yield Start(j, True)
+                    f0 = free[0]
                     for k in range(K):
                         extra[k] -= d[k]
 
@@ -268,17 +270,19 @@ class ConservativeBackfill(Backfiller):
     def __init__(self) -> None:
         #: job -> (start, end, demand booked), kept between passes
         self.reservations: dict[int, Booking] = {}
+        self._started_seen = -1  # view.started_count when the last pass ended
 
     def reset(self) -> None:
         self.reservations = {}
+        self._started_seen = -1
 
     def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
         K, b, eps = view.K, view.bb_index, view.bb_eps
         book = self.reservations
-        # jobs started since the last pass (by the start rule, or by this loop) hold no booking
-        gone = [j for j in book if not view.is_queued(j)]
-        for j in gone:
-            del book[j]
+        if view.started_count != self._started_seen:
+            # jobs started since the last pass by someone else (the start rule) keep no booking
+            for j in [j for j in book if not view.is_queued(j)]:
+                del book[j]
         times, avails = _profile(view, now)
         for s0, e0, d0 in book.values():
             if e0 > now and e0 > s0:
@@ -287,9 +291,10 @@ class ConservativeBackfill(Backfiller):
         dem, hold = view.demands, view.hold
         has_groups = view.has_groups
         free = view.free  # live: it shows every start yielded below once the engine applied it
+        full = free[0] < 1
         blocked = False
         for j in rest:
-            if free[0] < 1 and j in book:
+            if full and j in book:
                 # Nothing can start now: a booked job keeps its booking (it may move earlier at
                 # a later pass); only jobs without one (new arrivals) are placed.
                 blocked = True
@@ -315,6 +320,7 @@ class ConservativeBackfill(Backfiller):
                             room[k] -= d0[k]
                 if fits(d, room, K, b, eps):
                     yield Start(j, blocked)
+                    full = free[0] < 1
                 else:
                     blocked = True
                 continue
@@ -334,9 +340,11 @@ class ConservativeBackfill(Backfiller):
             _book(times, avails, s, e, d, -1.0)
             if slot == 0 and fits(d, free, K, b, eps):
                 yield Start(j, blocked, d if has_groups else None)
+                full = free[0] < 1
             else:
                 book[j] = (s, e, d)
                 blocked = True
+        self._started_seen = view.started_count  # our own starts are applied by now
         # A booking is a promise to start then: make sure the simulator looks at that instant.
         upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
         if upcoming:
@@ -364,7 +372,7 @@ def _spill(
     n = len(times)
     end = times[s] + dur
     floor = [math.inf] * (cuts + 1)
-    rows = [avails[m] for m in range(s, n) if times[m] < end or m == s]
+    rows: list[Sequence[float]] = [avails[m] for m in range(s, n) if times[m] < end or m == s]
     if now_free is not None:  # a start now takes what is free now, not what the profile expects
         rows.append(now_free)
     for row in rows:
@@ -440,7 +448,7 @@ def _drop_overbooked(
     times: list[float],
     avails: list[list[float]],
     book: dict[int, tuple[float, float, tuple[float, ...]]],
-    order: list[int],
+    order: Sequence[int],
     now: float,
     K: int,
     b: int,
@@ -556,13 +564,10 @@ def make_backfiller(backfill: str | Backfiller) -> Backfiller:
     if isinstance(backfill, str):
         cls = BACKFILLERS.get(backfill)
         if cls is None:
-            raise ConfigError(
-                f"backfill: expected one of {', '.join(BACKFILLS)}, got {backfill!r}"
-            )
+            raise ConfigError(f"backfill: expected one of {', '.join(BACKFILLS)}, got {backfill!r}")
         return cls()
     if callable(getattr(backfill, "backfill", None)):
         return backfill
     raise ConfigError(
-        f"backfill: expected one of {', '.join(BACKFILLS)} or a backfiller object, got "
-        f"{backfill!r}"
+        f"backfill: expected one of {', '.join(BACKFILLS)} or a backfiller object, got {backfill!r}"
     )

@@ -68,7 +68,7 @@ import heapq
 import math
 import operator
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, NoReturn, cast
 
@@ -96,7 +96,6 @@ from schedbench.simcore.priority import PRIORITIES
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
-
 
 LIFECYCLES = ("classic", "three-phase")
 
@@ -255,6 +254,7 @@ class Simulation:
         self._free_mirror = array("d", self.free)
         prio_cls = PRIORITIES[self.options.priority]
         self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
+        self._arrival_order = self.options.priority == "fcfs"
         # Queues and running state.
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
@@ -291,6 +291,7 @@ class Simulation:
         self.done = 0
         self._job_times: dict[int, tuple[float, float, float]] = {}  # three-phase durations
         # The policy's side: its view, and the action handlers bound to this run.
+        self._plain = not self.three_phase and not self.has_groups  # _apply_start's fast path
         self.view: MachineView = _View(self)
         self._apply: dict[type, Callable[[Any], None]] = {
             kind: getattr(self, method) for kind, method in _HANDLERS.items()
@@ -454,17 +455,40 @@ class Simulation:
 
     # ------------------------------------------------------------------ actions
     def _apply_start(self, a: Start) -> None:
-        """Validate a :class:`Start`, then start the job (``_start``)."""
+        """Validate a :class:`Start`, then start the job's run phase now (``_start``; inlined
+        here for the classic lifecycle without node groups, the simulator's hot path)."""
         j = a.job
         if j.__class__ is not int or not 0 <= j < self.n or not self._queued[j]:
             j = self._queued_job(a)
         d = self.dem[j]
-        if not fits(d, self.free, self.K, self.bb_index, self.bb_eps):
+        K = self.K
+        f = self.free
+        if not (d[0] <= f[0] if K == 1 else fits(d, f, K, self.bb_index, self.bb_eps)):
             self._refuse(
-                a,
-                f"does not fit the free resources (demand {_vec(d)}, free {_vec(self.free)})",
-                j,
+                a, f"does not fit the free resources (demand {_vec(d)}, free {_vec(f)})", j
             )
+        if self._plain and a.cuts is None:
+            # _start for a classic lifecycle without node groups, inlined
+            now = self.now
+            m = self._free_mirror
+            for k in range(K):
+                m[k] = f[k] = f[k] - d[k]
+            if self.bb_index >= 0:
+                self.used_bb += d[self.bb_index]
+            self.queue.remove(j)
+            self._queued[j] = 0
+            self.running.add(j)
+            self.start_t[j] = now
+            c = self.counters
+            c.started += 1
+            if a.backfilled:
+                c.backfilled += 1
+            run = self.runtime[j]
+            req = self.req[j]
+            self._seq += 1
+            heapq.heappush(self._heap, (now + (run if run <= req else req), self._seq, _END, j))
+            self._expect(j, now + req, d)
+            return
         taken: list[int] | None = None
         if self.has_groups:
             if a.cuts is None:
@@ -609,7 +633,10 @@ class Simulation:
         per node group (machines with node groups)."""
         now = self.now
         d = self.dem[j]
-        self._take(d)
+        f = self.free
+        m = self._free_mirror
+        for k in range(self.K):  # _take, inlined
+            m[k] = f[k] = f[k] - d[k]
         if self.bb_index >= 0:
             self.used_bb += d[self.bb_index]
         if taken is not None:
@@ -665,7 +692,10 @@ class Simulation:
 
     def _on_end(self, j: int) -> None:
         d = self.dem[j]
-        self._give(d)
+        f = self.free
+        m = self._free_mirror
+        for k in range(self.K):  # _give, inlined
+            m[k] = f[k] = f[k] + d[k]
         if self.bb_index >= 0:
             self.used_bb -= d[self.bb_index]
         if self.has_groups:
@@ -797,7 +827,8 @@ class Simulation:
 
     # ------------------------------------------------------------------ the loop
     def _record_usage(self) -> None:
-        """Append the usage from now on, unless it equals the last recorded row."""
+        """Append the usage from now on, unless it equals the last recorded row (``run``
+        inlines the comparison)."""
         row = (
             self.capacity[0] - self.free[0],
             self.used_bb,
@@ -822,42 +853,69 @@ class Simulation:
         schedule = self.policy.schedule
         view = self.view
         apply = self._apply
-        while i < n or heap:
-            t_arr = submit[i] if i < n else math.inf
-            t = heap[0][0] if heap and heap[0][0] <= t_arr else t_arr
-            self.now = t
-            self.counters.instants += 1
-            # 1. every completion and release due now
-            while heap and heap[0][0] <= t:
-                _, _, kind, j = heapq.heappop(heap)
-                if kind == _END:
-                    on_end(j)
-                else:
-                    on_phase(kind, j)
-            # 2. every arrival now
-            while i < n and submit[i] <= t:
-                self._arrive(i)
-                i += 1
-            self._next_arrival = i
-            # 3. one scheduling pass
-            if self.stage_queue:
-                self._stage_in_pass()
-            if self.queue:
-                self.counters.passes += 1
-                actions = schedule(view, t)
-                if actions is None:
-                    raise InvalidActionError(
-                        f"t={t:g}: policy {self._policy_label()!r}: schedule() returned None; "
-                        "expected an iterable of actions (simcore/policy.py)"
-                    )
-                # One action at a time: each is validated and applied before the policy is
-                # asked for the next, so a generator sees its own starts in the view.
-                for a in actions:
-                    handler = apply.get(a.__class__)
-                    if handler is None:
-                        handler = self._handler(a)
-                    handler(a)
-            self._record_usage()
+        queue = self.queue
+        queued = self._queued
+        stage_queue = self.stage_queue
+        # arrivals that go straight to the run queue (the common case, inlined below)
+        direct = [not r for r in self._reject] if not self.three_phase else None
+        free = self.free
+        cap0 = self.capacity[0]
+        record = self._record_usage
+        counters = self.counters
+        instants = passes = 0  # kept local in the loop, written back on the way out
+        try:
+            while i < n or heap:
+                t_arr = submit[i] if i < n else math.inf
+                t = heap[0][0] if heap and heap[0][0] <= t_arr else t_arr
+                self.now = t
+                instants += 1
+                # 1. every completion and release due now
+                while heap and heap[0][0] <= t:
+                    _, _, kind, j = heapq.heappop(heap)
+                    if kind == _END:
+                        on_end(j)
+                    else:
+                        on_phase(kind, j)
+                # 2. every arrival now
+                while i < n and submit[i] <= t:
+                    if direct is not None and direct[i]:
+                        queue.append(i)
+                        queued[i] = 1
+                    else:
+                        self._arrive(i)
+                    i += 1
+                self._next_arrival = i
+                # 3. one scheduling pass
+                if stage_queue:
+                    self._stage_in_pass()
+                if queue:
+                    passes += 1
+                    actions = schedule(view, t)
+                    if actions is None:
+                        raise InvalidActionError(
+                            f"t={t:g}: policy {self._policy_label()!r}: schedule() returned "
+                            "None; expected an iterable of actions (simcore/policy.py)"
+                        )
+                    # One action at a time: each is validated and applied before the policy
+                    # is asked for the next, so a generator sees its own starts in the view.
+                    for a in actions:
+                        handler = apply.get(a.__class__)
+                        if handler is None:
+                            handler = self._handler(a)
+                        handler(a)
+                # the usage from now on (most instants change nothing: compared inline)
+                last = self._last_usage
+                if (
+                    not last
+                    or cap0 - free[0] != last[0]
+                    or self.used_bb != last[1]
+                    or self.ssd_req_used != last[2]
+                    or self.ssd_assigned_used != last[3]
+                ):
+                    record()
+        finally:
+            counters.instants += instants
+            counters.passes += passes
         return self._result()
 
     def snapshot(self) -> ScheduleResult:
@@ -1069,12 +1127,18 @@ class _View:
     def ordered_queue(self) -> list[int]:
         sim = self._sim
         q = sim.queue
+        if sim._arrival_order:  # FCFS: the queue is kept in arrival order
+            return q.copy()
         order = sim.priority.order(q, sim.now)
-        return list(q) if order is q else order
+        return q.copy() if order is q else order
 
     def is_queued(self, j: int) -> bool:
         sim = self._sim
         return 0 <= j < sim.n and bool(sim._queued[j])
+
+    @property
+    def started_count(self) -> int:
+        return self._sim.counters.started
 
     @property
     def running(self) -> tuple[int, ...]:

@@ -151,15 +151,43 @@ class NaivePolicy(BasePolicy):
     def start_jobs(self, view: MachineView, order: list[int], now: float) -> StartRule:
         if self.backfiller.plans_all_starts:
             return order  # every start goes through the reservations (conservative)
-        # naive_start inlined: one generator less per pass on the hot path
-        K, b, eps = view.K, view.bb_index, view.bb_eps
-        dem, free = view.demands, view.free
-        k = 0
-        n = len(order)
-        while k < n and fits(dem[order[k]], free, K, b, eps):
-            yield Start(order[k])
-            k += 1
+        k = yield from naive_start(view, order)
         return order[k:]
+
+    def __init__(self, *, backfill: str | Backfiller = "easy"):
+        super().__init__(backfill=backfill)
+        if type(self).start_jobs is NaivePolicy.start_jobs:  # not a subclass's own start rule
+            # the engine calls the generator function directly: one frame less per pass
+            self.schedule = self._schedule  # type: ignore[method-assign]
+
+    def _schedule(self, view: MachineView, now: float) -> Iterator[Action]:
+        """``BasePolicy.schedule`` with the naive start rule inlined: the hot path of the
+        simulator (one generator per pass instead of three, no frame in between)."""
+        run = self._run
+        if run is None or run() is not view:  # a new simulation run
+            self._run = ref(view)
+            self.reset()
+        order = view.ordered_queue()
+        backfiller = self.backfiller
+        free = view.free
+        k = 0
+        if not backfiller.plans_all_starts:
+            n = len(order)
+            dem = view.demands
+            K = view.K
+            if K == 1:  # nodes only: "fits" is one comparison
+                while k < n and dem[order[k]][0] <= free[0]:
+                    yield Start(order[k])
+                    k += 1
+            else:
+                b, eps = view.bb_index, view.bb_eps
+                while k < n and fits(dem[order[k]], free, K, b, eps):
+                    yield Start(order[k])
+                    k += 1
+            if k:
+                order = order[k:]
+        if order and (free[0] >= 1 or backfiller.runs_on_full_machine):
+            yield from backfiller.backfill(view, order, now)
 
 
 class WindowPolicy(BasePolicy):
@@ -304,7 +332,9 @@ class WindowPolicy(BasePolicy):
         if fault is not None:
             if view.logs_decisions:
                 yield LogDecision(
-                    self._log_entry(view, now, win, cands, starved, decision, [], fault, free_before)
+                    self._log_entry(
+                        view, now, win, cands, starved, decision, [], fault, free_before
+                    )
                 )
             sid = getattr(self.solver, "id", self.solver)
             # the engine raises (on_invalid="raise") or counts the fallback and resumes us

@@ -298,6 +298,11 @@ class MachineView(Protocol):
         """Job ``j`` is in the run queue (a ``Start`` of it is allowed if it fits)."""
 
     @property
+    def started_count(self) -> int:
+        """How many run phases have started so far (only grows: a policy that keeps per-job
+        state can tell whether anybody started jobs since it last looked)."""
+
+    @property
     def running(self) -> tuple[int, ...]:
         """Jobs whose run phase has started and whose resources are not all released."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from schedbench.simcore.backfill import ConservativeBackfill
 from schedbench.simcore.engine import SimOptions, SimulationError, simulate
 from schedbench.simcore.errors import InvalidDecisionError
-from schedbench.simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
+from schedbench.simcore.policies import NaivePolicy, WindowPolicy
 from schedbench.simcore.priority import WFP
 from schedbench.simcore.problem import Decision, Status
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
@@ -573,8 +574,9 @@ def test_three_phase_without_backfilling_does_not_deadlock_on_staged_buffers(pol
 def test_simulation_error_names_what_was_left():
     # A policy that never starts anything leaves the queue full: the engine says so.
     class Idle(NaivePolicy):
-        def start_jobs(self, sim, order, now):
+        def start_jobs(self, view, order, now):
             return order
+            yield  # a start rule is a generator; this one starts nothing
 
     with pytest.raises(SimulationError, match="1 queued"):
         simulate(jobs(submit=[0], runtime=[1], nodes=[1]), M10, Idle(backfill="none"))
@@ -587,13 +589,13 @@ def _fcfs_conservative_with_first_bookings(w, system):
     """Simulate FCFS + conservative (classic lifecycle); also return each job's first booking."""
     first: dict[int, float] = {}
 
-    def spy(sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
-            first.setdefault(j, s)
+    class Spy(ConservativeBackfill):
+        def backfill(self, view, rest, now):
+            yield from super().backfill(view, rest, now)
+            for j, (s, _e, _d) in self.reservations.items():
+                first.setdefault(j, s)
 
-    policy = NaivePolicy(backfill="conservative")
-    policy._backfiller = spy
+    policy = NaivePolicy(backfill=Spy())
     return simulate(w, system, policy, SimOptions(priority="fcfs")), first
 
 
