@@ -237,11 +237,9 @@ class Simulation:
                 + workload.data_out_gb / system.bw_io_gbps
             )
             self.hold = tuple(hold.tolist())
-        self.hold_array = np.asarray(self.hold, dtype=np.float64)
-        self.hold_array.flags.writeable = False  # handed to policies (the view)
+        self.hold_array = _frozen(np.asarray(self.hold, dtype=np.float64))  # the view's
         self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
-        self._dem_matrix = system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb)
-        self._dem_matrix.flags.writeable = False
+        self._dem_matrix = _frozen(system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb))
         self.ssd: tuple[float, ...] = tuple(workload.ssd_gb.tolist())
         # Per-job demand tuples (run phase) and who can never fit, computed once, vectorised.
         self.dem: tuple[tuple[float, ...], ...] = tuple(map(tuple, self._dem_matrix.tolist()))
@@ -1014,6 +1012,13 @@ _HANDLERS: dict[type[Action], str] = {
 }
 
 
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a``'s values in an array that no one can make writeable again: its memory belongs to
+    an immutable ``bytes`` object (``flags.writeable = False`` alone can be undone on an array
+    that owns its data, or through ``.base``)."""
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype).reshape(a.shape)
+
+
 def _vec(v: Sequence[float]) -> str:
     return "(" + ", ".join(f"{x:g}" for x in v) + ")"
 
@@ -1086,7 +1091,7 @@ class _View:
         init(self, "three_phase", sim.three_phase)
         init(self, "free", cast(Sequence[float], memoryview(sim._free_mirror).toreadonly()))
         init(self, "demands", sim.dem)
-        init(self, "demand_matrix", sim._dem_matrix)  # read-only (flags.writeable False)
+        init(self, "demand_matrix", sim._dem_matrix)  # read-only for good (_frozen)
         init(self, "hold", sim.hold)
         init(self, "hold_array", sim.hold_array)
         init(self, "requested_time", sim.req)
