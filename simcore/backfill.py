@@ -528,6 +528,13 @@ def _fits_span(
     n = len(times)
     end = times[s] + dur
     m = s
+    if K == 1:  # nodes only: "fits" is one comparison (the innermost loop of conservative)
+        need = d[0]
+        while m < n and (times[m] < end or m == s):
+            if need > avails[m][0]:
+                return False
+            m += 1
+        return True
     while m < n and (times[m] < end or m == s):
         if not fits(d, avails[m], K, b, eps):
             return False
