@@ -280,7 +280,11 @@ class MachineView(Protocol):
 
     @property
     def free(self) -> Sequence[float]:
-        """The free resource vector: a live, read-only view (it follows the engine's starts)."""
+        """The free resource vector: a live, read-only view (it follows the engine's starts).
+
+        A read-only ``memoryview`` of a mirror the engine updates with every change; the engine
+        itself validates against its own copy, so not even writing to ``free.obj`` changes what
+        it believes is free."""
 
     @property
     def queue(self) -> tuple[int, ...]:
