@@ -4,6 +4,7 @@ backfillers composing with any start rule, and the policy registry (simcore/poli
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
 import operator
@@ -539,3 +540,20 @@ def test_the_builtin_policies_accept_their_documented_constructor_signatures():
     assert dataclasses.is_dataclass(Start) and Start(3) == Start(3, False, None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         Start(3).job = 4  # type: ignore[misc]
+
+
+def test_builtin_policies_read_no_private_field_of_anything_but_themselves():
+    """Policies and backfillers see the engine only through the view's public members."""
+    root = Path(__file__).resolve().parents[1] / "simcore"
+    problems = []
+    for module in ("policies.py", "backfill.py"):
+        tree = ast.parse((root / module).read_text())
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                problems.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    assert not problems, "\n".join(problems)
