@@ -177,8 +177,12 @@ class Simulation:
     """One simulation run: the workload, the machine, a policy, the options.
 
     Hot state is plain Python (lists, tuples, floats) — the loop is interpreter-bound and numpy
-    scalar access would dominate it. The policy sees it through one :class:`MachineView`
-    (``self.view``) and changes it only through actions (module docstring).
+    scalar access would dominate it. The policy sees it through one :class:`MachineView` per
+    run (``machine_view()``) and changes it only through actions (module docstring).
+
+    Nothing here refers back to the simulation (the view lives only while ``run`` does, the
+    action handlers are plain functions), so a finished simulation is freed at once, not when
+    the cyclic garbage collector gets to it.
     """
 
     def __init__(
@@ -288,12 +292,16 @@ class Simulation:
         self.counters = Counters()
         self.done = 0
         self._job_times: dict[int, tuple[float, float, float]] = {}  # three-phase durations
-        # The policy's side: its view, and the action handlers bound to this run.
+        # The policy's side: the action handlers (functions of (simulation, action); bound
+        # methods would make a reference cycle), and which path _apply_start may take.
         self._plain = not self.three_phase and not self.has_groups  # _apply_start's fast path
-        self.view: MachineView = _View(self)
-        self._apply: dict[type, Callable[[Any], None]] = {
-            kind: getattr(self, method) for kind, method in _HANDLERS.items()
+        self._apply: dict[type, Callable[[Simulation, Any], None]] = {
+            kind: getattr(Simulation, method) for kind, method in _HANDLERS.items()
         }
+
+    def machine_view(self) -> MachineView:
+        """A read-only view of this simulation (what ``run`` hands the policy at every pass)."""
+        return _View(self)
 
     # ------------------------------------------------------------------ resources
     def _take(self, d: tuple[float, ...]) -> None:
@@ -600,7 +608,7 @@ class Simulation:
             )
         self.counters.fallbacks += 1
 
-    def _handler(self, a: object) -> Callable[[Any], None]:
+    def _handler(self, a: object) -> Callable[[Simulation, Any], None]:
         """The handler of an action whose exact type is not in the table: that of its nearest
         action base class (a policy's subclass of ``Start``), cached; else a refusal."""
         for base in type(a).__mro__[1:]:
@@ -849,7 +857,7 @@ class Simulation:
         on_end = self._on_end
         on_phase = self._on_three_phase
         schedule = self.policy.schedule
-        view = self.view
+        view = _View(self)  # one per run, dropped with it (see the class docstring)
         apply = self._apply
         queue = self.queue
         queued = self._queued
@@ -900,7 +908,7 @@ class Simulation:
                         handler = apply.get(a.__class__)
                         if handler is None:
                             handler = self._handler(a)
-                        handler(a)
+                        handler(self, a)
                 # the usage from now on (most instants change nothing: compared inline)
                 last = self._last_usage
                 if (

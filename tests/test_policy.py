@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import math
 import operator
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -285,7 +287,7 @@ def test_a_refused_start_is_not_applied():
     r = sim.snapshot()
     assert r.start[0] == 0 and math.isnan(r.start[1])
     assert r.counters["started"] == 1
-    assert list(sim.view.free) == [4.0]  # only job 101's 6 nodes are taken
+    assert list(sim.machine_view().free) == [4.0]  # only job 101's 6 nodes are taken
 
 
 def test_accepted_actions_and_action_subclasses():
@@ -557,3 +559,21 @@ def test_builtin_policies_read_no_private_field_of_anything_but_themselves():
             ):
                 problems.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("backfill", BACKFILLS)
+def test_a_finished_simulation_is_freed_without_the_cycle_collector(backfill):
+    """No reference cycle through the view or the action handlers: a run's state (per-job lists
+    of a million-job workload) goes away when the last reference does, not at the next full
+    garbage collection (which also made later runs in the same process slower)."""
+    w, s = _scenario(*SCENARIOS["bb"][:3])
+    for policy in builtin_policies(backfill).values():
+        gc.disable()
+        try:
+            sim = Simulation(w, s, policy)
+            ref = weakref.ref(sim)
+            sim.run()
+            del sim
+            assert ref() is None
+        finally:
+            gc.enable()
