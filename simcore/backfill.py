@@ -290,6 +290,7 @@ class ConservativeBackfill(Backfiller):
         _drop_overbooked(times, avails, book, rest, now, K, b, eps, view.n_cuts)
         dem, hold = view.demands, view.hold
         has_groups = view.has_groups
+        n_cuts = view.n_cuts
         free = view.free  # live: it shows every start yielded below once the engine applied it
         full = free[0] < 1
         blocked = False
@@ -338,7 +339,15 @@ class ConservativeBackfill(Backfiller):
             s = times[slot]
             e = s + dur
             _book(times, avails, s, e, d, -1.0)
-            if slot == 0 and fits(d, free, K, b, eps):
+            # With node groups the planned nodes must be free level by level now, not only in
+            # the cut totals: a zero-length job started earlier in this pass may hold a small-SSD
+            # node that the profile (built before it started) still counts as free. Such a job
+            # keeps its booking for now and starts at the next round, when that one has ended.
+            if slot == 0 and (
+                fits(d, free, K, b, eps)
+                if not has_groups
+                else fits(d, free, K, b, eps) and _fits_levels(d, free, n_cuts, K, b, eps)
+            ):
                 yield Start(j, blocked, d if has_groups else None)
                 full = free[0] < 1
             else:
@@ -432,7 +441,7 @@ def _level(v: Sequence[float], m: int, cuts: int) -> float:
 
 
 def _fits_levels(
-    e: tuple[float, ...], avail: list[float], cuts: int, K: int, b: int, eps: float
+    e: tuple[float, ...], avail: Sequence[float], cuts: int, K: int, b: int, eps: float
 ) -> bool:
     """A booked allocation ``e`` (nodes per SSD cut, as ``_spill`` gives it) fits ``avail``
     level by level: the nodes it takes between two SSD thresholds must be free there. Comparing

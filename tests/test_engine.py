@@ -754,3 +754,24 @@ def test_zero_length_jobs_do_not_take_nodes_booked_for_now():
     r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)
     assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
+
+
+def test_conservative_does_not_start_a_job_on_a_small_ssd_node_a_zero_length_job_holds():
+    """Found by the deep property run (issue 12): two zero-length jobs hold both nodes for an
+    instant; at the next round one of them starts again on the small-SSD node while job 13
+    (request 2) is placed at slot 0 on that same node — the profile, built before the
+    zero-length start, still counted it free, and the cut totals fitted (1 node free, the
+    large one). Its start was refused ("node groups cannot hold it"). A job now starts only if
+    its planned nodes are free level by level; otherwise it keeps its booking for the next
+    round at the same instant."""
+    system = System("ssd", (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0)), 0.0)
+    w = Workload.from_columns(
+        submit=[0.0] * 15,
+        runtime=[0.0] * 15,
+        requested_time=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1],
+        nodes=[1] * 15,
+        bb_gb=[0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0],  # rejected: no burst buffer
+    )
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
+    check_schedule(r, False)
+    assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
