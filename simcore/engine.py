@@ -44,8 +44,21 @@ at its end: the job is complete). Choices the paper leaves open, documented here
   at the end of the load-in, the nodes at the end of the load-out by the request, the stage-out
   buffer after the drain) and, for a queued job, ``hold``: load-in + request + load-out + drain.
 
-Policies, backfilling and decisions live in ``simcore/policies.py``; this module owns the
-state and the clock, validates nothing about solvers itself, and records the usage timeline.
+Policies
+--------
+A policy acts on the simulation only through actions (``simcore/policy.py``, the protocol both
+this module and the policies import; neither imports the other). At every pass the engine calls
+``policy.schedule(view, now)`` with a read-only :class:`MachineView` of its state and consumes
+the returned iterable one action at a time: each action is validated, then applied, before the
+next is asked for, so a generator policy sees the updated view after each start. Actions are
+dispatched on their type through a table (``_HANDLERS``), so new kinds of action (advance
+reservations, data staging, file loads) add a handler, not a branch. A refused action raises
+``InvalidActionError`` naming the policy, the time and the job, and changes nothing.
+
+Start rules, backfilling and decisions live in ``simcore/policies.py`` and
+``simcore/backfill.py``; this module owns the state and the clock, validates every action,
+validates nothing about solvers itself (the policies do, ``simcore/vet.py``), and records the
+usage timeline.
 """
 
 from __future__ import annotations
@@ -53,27 +66,36 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import operator
 from array import array
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
-from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.errors import ConfigError as ConfigError
+from schedbench.simcore.errors import InvalidActionError as InvalidActionError
+from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.errors import SimulationError as SimulationError
+from schedbench.simcore.policy import (
+    POLICY_COUNTERS,
+    Action,
+    Count,
+    DecisionLatency,
+    Fault,
+    LogDecision,
+    MachineView,
+    Policy,
+    RecordProblem,
+    Start,
+    WakeAt,
+    fits,
+)
 from schedbench.simcore.priority import PRIORITIES
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
-
-
-class SimulationError(SchedbenchError, RuntimeError):
-    """The simulation reached an impossible state (a bug or an invalid plug-in)."""
-
-
-class ConfigError(SchedbenchError, ValueError):
-    """A simulation option with a wrong value; the message names the option."""
-
 
 LIFECYCLES = ("classic", "three-phase")
 
@@ -89,7 +111,7 @@ _LOAD_IN_DONE = 2  # stage-in buffer released
 _COMPUTE_DONE = 3  # run buffer released
 _LOAD_OUT_DONE = 4  # nodes released
 _DRAIN_DONE = 5  # stage-out buffer released; job complete
-_WAKE = 6  # nothing is released: a scheduling pass is due (``Simulation.wake_at``)
+_WAKE = 6  # nothing is released: a scheduling pass is due (a ``WakeAt`` action)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +121,8 @@ class SimOptions:
     ``on_invalid``: ``"raise"`` (default) stops the simulation when a solver's decision breaks
     a constraint; ``"fallback"`` uses the naive start for that pass and counts the fault.
     ``progress``: called with the number of finished jobs, every ``progress_every`` of them.
-    ``decision_log``: called with one JSON-ready dict per decision (window policy).
+    ``decision_log``: called with one JSON-ready dict per decision (window policy: the
+    :class:`~simcore.policy.LogDecision` actions).
     """
 
     lifecycle: str = "classic"
@@ -144,15 +167,30 @@ class Counters:
     extra: dict[str, int] = field(default_factory=dict)
 
 
+#: Counter names a policy may not report (``Count``): the engine keeps these itself.
+_ENGINE_COUNTERS = frozenset(
+    {f.name for f in fields(Counters)} - set(POLICY_COUNTERS) | set(REJECT_REASONS[1:])
+)
+
+
 class Simulation:
     """One simulation run: the workload, the machine, a policy, the options.
 
-    Hot state is plain Python (lists, floats) — the loop is interpreter-bound and numpy scalar
-    access would dominate it. Per-job demand tuples are built at arrival and dropped at the end.
+    Hot state is plain Python (lists, tuples, floats) — the loop is interpreter-bound and numpy
+    scalar access would dominate it. The policy sees it through one :class:`MachineView` per
+    run (``machine_view()``) and changes it only through actions (module docstring).
+
+    Nothing here refers back to the simulation (the view lives only while ``run`` does, the
+    action handlers are plain functions), so a finished simulation is freed at once, not when
+    the cyclic garbage collector gets to it.
     """
 
     def __init__(
-        self, workload: Workload, system: System, policy: Any, options: SimOptions | None = None
+        self,
+        workload: Workload,
+        system: System,
+        policy: Policy | Any,
+        options: SimOptions | None = None,
     ):
         self.workload = workload
         self.system = system
@@ -181,10 +219,10 @@ class Simulation:
             [gi for gi, g in enumerate(system.node_groups) if bounds[m] <= g.ssd_gb < bounds[m + 1]]
             for m in range(len(system._thresholds) + 1)
         ]
-        # Columns as Python lists for fast scalar access.
-        self.submit: list[float] = workload.submit.tolist()
+        # Columns as Python sequences for fast scalar access; tuples for what the view hands out.
+        self.submit: tuple[float, ...] = tuple(workload.submit.tolist())
         self.runtime: list[float] = workload.runtime.tolist()
-        self.req: list[float] = workload.requested_time.tolist()
+        self.req: tuple[float, ...] = tuple(workload.requested_time.tolist())
         self.nodes: list[int] = workload.nodes.tolist()
         bb_run = workload.bb_gb
         if self.three_phase:
@@ -194,7 +232,7 @@ class Simulation:
         # How long a run phase holds what it takes at its start, by the request: what the
         # backfillers' reservations use. Classic: the request. Three-phase: load-in + request +
         # load-out, plus the drain (the stage-out buffer is held until it ends).
-        self.hold: list[float] = self.req
+        self.hold: tuple[float, ...] = self.req
         if self.three_phase:
             hold = (
                 workload.data_in_gb / system.bw_bb_gbps
@@ -202,31 +240,36 @@ class Simulation:
                 + workload.data_out_gb / system.bw_bb_gbps
                 + workload.data_out_gb / system.bw_io_gbps
             )
-            self.hold = hold.tolist()
-        self.hold_array = np.asarray(self.hold, dtype=np.float64)
+            self.hold = tuple(hold.tolist())
+        self.hold_array = _frozen(np.asarray(self.hold, dtype=np.float64))  # the view's
         self.bb_eps = 1e-9 * max(system.bb_gb, 1.0)
-        self._dem_matrix = system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb)
-        self.ssd: list[float] = workload.ssd_gb.tolist()
+        self._dem_matrix = _frozen(system.demand_matrix(workload.nodes, bb_run, workload.ssd_gb))
+        self.ssd: tuple[float, ...] = tuple(workload.ssd_gb.tolist())
         # Per-job demand tuples (run phase) and who can never fit, computed once, vectorised.
-        self.dem: list[tuple[float, ...]] = list(map(tuple, self._dem_matrix.tolist()))
+        self.dem: tuple[tuple[float, ...], ...] = tuple(map(tuple, self._dem_matrix.tolist()))
         self._reject: list[int] = self._never_fits(bb_run).tolist()
         self.free: list[float] = list(self.capacity)
+        # What policies see of ``free``: a mirror the engine keeps equal to it after every
+        # change, exported as a read-only memoryview (live, no copy per pass). The engine reads
+        # and validates against its own list, so nothing reached through the view (not even
+        # the memoryview's ``obj``) can change what the engine believes is free.
+        self._free_mirror = array("d", self.free)
         prio_cls = PRIORITIES[self.options.priority]
         self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
+        self._arrival_order = self.options.priority == "fcfs"
         # Queues and running state.
         self.queue: list[int] = []  # run queue, arrival order
+        self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
         self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
         self.staged: dict[int, None] = {}  # three-phase: holding bb_in, in the run queue
         self.running: set[int] = set()
         self.releases: list[tuple[float, int, tuple[float, ...]]] = []  # expected releases
+        self._rel_snapshot: tuple[tuple[float, int, tuple[float, ...]], ...] | None = None
         self._rel_keys: dict[int, list[tuple[float, int, tuple[float, ...]]]] = {}
         self.group_alloc: dict[int, list[int]] = {}
-        self.window_passes: dict[int, int] = {}
-        #: conservative backfilling's reservations, kept between passes: job -> (start, end, demand)
-        self.reservations: dict[int, tuple[float, float, tuple[float, ...]]] = {}
         self._heap: list[tuple[float, int, int, int]] = []
         self._wakes: set[float] = set()
-        self._next_arrival = 0  # index of the next job to arrive (for wake_at)
+        self._next_arrival = 0  # index of the next job to arrive (for _wake_at)
         self._woken = array("d")
         self._seq = 0
         self.now = -math.inf
@@ -249,25 +292,33 @@ class Simulation:
         self.counters = Counters()
         self.done = 0
         self._job_times: dict[int, tuple[float, float, float]] = {}  # three-phase durations
+        # The policy's side: the action handlers (functions of (simulation, action); bound
+        # methods would make a reference cycle), and which path _apply_start may take.
+        self._plain = not self.three_phase and not self.has_groups  # _apply_start's fast path
+        self._apply: dict[type, Callable[[Simulation, Any], None]] = {
+            kind: getattr(Simulation, method) for kind, method in _HANDLERS.items()
+        }
+
+    def machine_view(self) -> MachineView:
+        """A read-only view of this simulation (what ``run`` hands the policy at every pass)."""
+        return _View(self)
 
     # ------------------------------------------------------------------ resources
-    def demand(self, j: int) -> tuple[float, ...]:
-        return self.dem[j]
-
-    def fits(self, d: tuple[float, ...], free: list[float] | None = None) -> bool:
-        from schedbench.simcore.policies import _fits  # one definition of "fits"
-
-        return _fits(d, self.free if free is None else free, self.K, self.bb_index, self.bb_eps)
-
     def _take(self, d: tuple[float, ...]) -> None:
         f = self.free
+        m = self._free_mirror
         for k in range(self.K):
-            f[k] -= d[k]
+            m[k] = f[k] = f[k] - d[k]
 
     def _give(self, d: tuple[float, ...]) -> None:
         f = self.free
+        m = self._free_mirror
         for k in range(self.K):
-            f[k] += d[k]
+            m[k] = f[k] = f[k] + d[k]
+
+    def _set_free(self, k: int, value: float) -> None:
+        self.free[k] = value
+        self._free_mirror[k] = value
 
     def _group_plan(self, j: int) -> tuple[list[int], int]:
         """Nodes job ``j`` would take from each group now (smallest adequate SSD first, BBSched
@@ -298,23 +349,18 @@ class Simulation:
             missing += want
         return taken, missing
 
-    def _alloc_groups(self, j: int, cuts: tuple[float, ...] | None = None) -> tuple[float, ...]:
-        """Assign node groups: the smallest adequate SSD first (BBSched §5), or, with ``cuts``,
-        exactly the nodes per SSD level a conservative booking planned (so a start honours the
+    def _alloc_groups(self, j: int, taken: list[int]) -> tuple[float, ...]:
+        """Assign node groups as ``taken`` (validated by ``_apply_start``): the smallest
+        adequate SSD first (BBSched §5, ``_group_plan``), or exactly the nodes per SSD level a
+        conservative booking planned (``Start.cuts``, ``_level_plan``: a start honours the
         booking, not only the node count).
 
         Returns the job's demand vector with the ``nodes_ssd>=t`` entries it really holds (a
         small-SSD job may spill onto larger-SSD nodes): what its end will give back.
         """
         s = self.ssd[j]
-        taken, need = self._group_plan(j) if cuts is None else self._level_plan(cuts)
         for gi, t in enumerate(taken):
             self.group_free[gi] -= t
-        if need:
-            raise SimulationError(
-                f"job {int(self.workload.job_id[j])}: node groups cannot hold it although the "
-                "resource vector said it fits (start the most SSD-demanding jobs first)"
-            )
         self.group_alloc[j] = taken
         self._sync_cuts()
         self.ssd_req_used += s * self.nodes[j]
@@ -334,7 +380,7 @@ class Simulation:
         """
         gf = self.group_free
         for k, groups in enumerate(self._cut_groups, start=1):
-            self.free[k] = float(sum(gf[g] for g in groups))
+            self._set_free(k, float(sum(gf[g] for g in groups)))
 
     def _free_groups(self, j: int) -> None:
         taken = self.group_alloc.pop(j)
@@ -346,7 +392,7 @@ class Simulation:
             t * size for t, size in zip(taken, self.group_ssd, strict=True)
         )
 
-    def wake_at(self, t: float) -> None:
+    def _wake_at(self, t: float) -> None:
         """Make sure a scheduling pass happens at ``t`` (> now) even if nothing ends then.
 
         Conservative backfilling promises jobs a start at their booking; a booking is normally
@@ -373,12 +419,14 @@ class Simulation:
         self._seq += 1
         key = (t, self._seq, delta)
         bisect.insort(self.releases, key)
+        self._rel_snapshot = None
         self._rel_keys.setdefault(j, []).append(key)
 
     def _unexpect(self, j: int, which: int = 0) -> None:
         keys = self._rel_keys[j]
         key = keys.pop(which)
         del self.releases[bisect.bisect_left(self.releases, key)]
+        self._rel_snapshot = None
         if not keys:
             del self._rel_keys[j]
 
@@ -390,10 +438,11 @@ class Simulation:
         self._seq += 1
         keys[0] = (old[0], self._seq, delta)
         bisect.insort(self.releases, keys[0])
+        self._rel_snapshot = None
 
     def effective_demand(self, j: int) -> tuple[float, ...]:
         """Job ``j``'s demand vector if it started now, with the ``nodes_ssd>=t`` entries it
-        would really occupy.
+        would really occupy (``MachineView.effective_demand``).
 
         A job with a small SSD request spills onto larger-SSD nodes when the smaller ones are
         busy (``_alloc_groups``); its demand vector does not show it, the cut entries here do.
@@ -410,24 +459,198 @@ class Simulation:
             eff[k] = float(sum(taken[g] for g in groups))
         return tuple(eff)
 
+    # ------------------------------------------------------------------ actions
+    def _apply_start(self, a: Start) -> None:
+        """Validate a :class:`Start`, then start the job's run phase now (``_start``; inlined
+        here for the classic lifecycle without node groups, the simulator's hot path)."""
+        j = a.job
+        if j.__class__ is not int or not 0 <= j < self.n or not self._queued[j]:
+            j = self._queued_job(a)
+        d = self.dem[j]
+        K = self.K
+        f = self.free
+        if not (d[0] <= f[0] if K == 1 else fits(d, f, K, self.bb_index, self.bb_eps)):
+            self._refuse(
+                a, f"does not fit the free resources (demand {_vec(d)}, free {_vec(f)})", j
+            )
+        if self._plain and a.cuts is None:
+            # _start for a classic lifecycle without node groups, inlined
+            now = self.now
+            m = self._free_mirror
+            for k in range(K):
+                m[k] = f[k] = f[k] - d[k]
+            if self.bb_index >= 0:
+                self.used_bb += d[self.bb_index]
+            self.queue.remove(j)
+            self._queued[j] = 0
+            self.running.add(j)
+            self.start_t[j] = now
+            c = self.counters
+            c.started += 1
+            if a.backfilled:
+                c.backfilled += 1
+            run = self.runtime[j]
+            req = self.req[j]
+            self._seq += 1
+            heapq.heappush(self._heap, (now + (run if run <= req else req), self._seq, _END, j))
+            self._expect(j, now + req, d)
+            return
+        taken: list[int] | None = None
+        if self.has_groups:
+            if a.cuts is None:
+                taken, need = self._group_plan(j)
+                if need:
+                    self._refuse(
+                        a,
+                        f"fits the resource vector but the node groups lack {need} adequate "
+                        "nodes (start the most SSD-demanding jobs first)",
+                        j,
+                    )
+            else:
+                taken = self._check_cuts(a, j)
+        elif a.cuts is not None:
+            self._refuse(a, "comes with cuts, but the machine has no SSD node groups", j)
+        self._start(j, bool(a.backfilled), taken)
+
+    def _queued_job(self, a: Start) -> int:
+        """The job index of a Start whose job did not pass the fast check: an integer of
+        another type (numpy) that is queued, else a refusal saying why."""
+        j = a.job
+        try:
+            if isinstance(j, bool):
+                raise TypeError
+            j = operator.index(j)
+        except TypeError:
+            self._refuse(a, f"names no job: expected a job index (int), got {j!r}")
+        if not 0 <= j < self.n:
+            self._refuse(a, f"names no job: index {j} is outside 0..{self.n - 1}")
+        if self._queued[j]:
+            return j
+        if j in self.running or self.start_t[j] == self.start_t[j]:
+            where = "has already started"
+        elif self.state[j] == JobState.REJECTED:
+            where = "was rejected on arrival (it can never fit the machine)"
+        elif self.three_phase and (j in self.staged or j in self.stage_queue):
+            where = "is staging in, not in the run queue yet"
+        elif self.submit[j] > self.now or j >= self._next_arrival:
+            where = "has not arrived yet"
+        else:
+            where = "is not in the run queue"
+        self._refuse(a, where, j)
+
+    def _check_cuts(self, a: Start, j: int) -> list[int]:
+        """The node groups for a Start with ``cuts``: exactly the job's nodes, on SSD levels
+        adequate for its request, all free now; else a refusal."""
+        cuts = a.cuts
+        n_cuts = len(self._cut_groups)
+        assert cuts is not None
+        try:
+            vals = [float(cuts[k]) for k in range(n_cuts + 1)]
+        except (TypeError, ValueError, IndexError):
+            self._refuse(a, f"cuts {cuts!r}: expected {n_cuts + 1} numbers (nodes per SSD cut)", j)
+        d = self.dem[j]
+        levels = [vals[m] - (vals[m + 1] if m < n_cuts else 0.0) for m in range(n_cuts + 1)]
+        if vals[0] != d[0]:
+            self._refuse(a, f"cuts {_vec(vals)} place {vals[0]:g} nodes, the job has {d[0]:g}", j)
+        if any(not (v >= 0 and float(v).is_integer()) for v in levels):
+            self._refuse(a, f"cuts {_vec(vals)} do not give a whole number of nodes per level", j)
+        if any(vals[k] < d[k] for k in range(1, n_cuts + 1)):
+            self._refuse(
+                a, f"cuts {_vec(vals)} place nodes on SSD levels below its request {_vec(d)}", j
+            )
+        taken, missing = self._level_plan(tuple(vals))
+        if missing:
+            self._refuse(a, f"cuts {_vec(vals)}: {missing} of these nodes are not free", j)
+        return taken
+
+    def _apply_wake(self, a: WakeAt) -> None:
+        t = a.t
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            self._refuse(a, f"wake-up time {t!r}: expected a finite number")
+        if t <= self.now:
+            self._refuse(a, f"wake-up at {t:g}: expected a time after now ({self.now:g})")
+        self._wake_at(float(t))
+
+    def _apply_count(self, a: Count) -> None:
+        name, k = a.name, a.n
+        if not isinstance(name, str) or not name or name in _ENGINE_COUNTERS:
+            self._refuse(a, f"counter {name!r} is the engine's own (or not a name)")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            self._refuse(a, f"counter {name!r}: expected a count >= 0, got {k!r}")
+        c = self.counters
+        if name in POLICY_COUNTERS:
+            setattr(c, name, getattr(c, name) + k)
+        else:
+            c.extra[name] = c.extra.get(name, 0) + k
+
+    def _apply_latency(self, a: DecisionLatency) -> None:
+        x = a.seconds
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not x >= 0:
+            self._refuse(a, f"latency {x!r}: expected a number of seconds >= 0")
+        self.latencies.append(x)
+
+    def _apply_log(self, a: LogDecision) -> None:
+        log = self.options.decision_log
+        if log is not None:
+            log(cast(dict[str, Any], a.entry))
+
+    def _apply_record(self, a: RecordProblem) -> None:
+        record = self.options.record_problem
+        if record is not None:
+            record(a.problem, cast(dict[str, Any], a.context))
+
+    def _apply_fault(self, a: Fault) -> None:
+        self.counters.faults += 1
+        if self.options.on_invalid == "raise":
+            raise InvalidDecisionError(
+                f"t={self.now:g}: {a.reason} (use on_invalid='fallback' to fall back to "
+                f"{a.fallback})"
+            )
+        self.counters.fallbacks += 1
+
+    def _handler(self, a: object) -> Callable[[Simulation, Any], None]:
+        """The handler of an action whose exact type is not in the table: that of its nearest
+        action base class (a policy's subclass of ``Start``), cached; else a refusal."""
+        for base in type(a).__mro__[1:]:
+            handler = self._apply.get(base)
+            if handler is not None:
+                self._apply[type(a)] = handler
+                return handler
+        known = ", ".join(t.__name__ for t in _HANDLERS)
+        self._refuse(a, f"is not an action this engine applies (known: {known})")
+
+    def _refuse(self, a: object, why: str, j: int | None = None) -> NoReturn:
+        """Raise ``InvalidActionError`` for action ``a`` (nothing of it has been applied)."""
+        policy = self._policy_label()
+        job = ""
+        if j is not None:
+            job = f" job {int(self.workload.job_id[j])} (row {j})"
+        raise InvalidActionError(
+            f"t={self.now:g}: policy {policy!r}: {type(a).__name__}{job} refused: {why}; "
+            f"action {a!r} not applied"
+        )
+
+    def _policy_label(self) -> str:
+        return str(getattr(self.policy, "describe", lambda: type(self.policy).__name__)())
+
     # ------------------------------------------------------------------ starting jobs
-    def start(
-        self, j: int, *, backfilled: bool = False, cuts: tuple[float, ...] | None = None
-    ) -> None:
-        """Start job ``j``'s run phase now. The caller has checked that it fits. ``cuts``: the
-        nodes per SSD cut to take (node groups only; default: smallest adequate SSD first)."""
+    def _start(self, j: int, backfilled: bool, taken: list[int] | None) -> None:
+        """Start job ``j``'s run phase now (validated by ``_apply_start``). ``taken``: the nodes
+        per node group (machines with node groups)."""
         now = self.now
         d = self.dem[j]
-        self._take(d)
+        f = self.free
+        m = self._free_mirror
+        for k in range(self.K):  # _take, inlined
+            m[k] = f[k] = f[k] - d[k]
         if self.bb_index >= 0:
             self.used_bb += d[self.bb_index]
-        if self.has_groups:
+        if taken is not None:
             # the expected releases carry what the job really holds, so the reservations
             # see the SSD nodes a spilled job will give back
-            d = self._alloc_groups(j, cuts)
+            d = self._alloc_groups(j, taken)
         self.queue.remove(j)
-        self.window_passes.pop(j, None)
-        self.reservations.pop(j, None)
+        self._queued[j] = 0
         self.running.add(j)
         self.start_t[j] = now
         if self.three_phase and self.first_alloc[j] != self.first_alloc[j]:  # NaN: no stage-in
@@ -475,7 +698,10 @@ class Simulation:
 
     def _on_end(self, j: int) -> None:
         d = self.dem[j]
-        self._give(d)
+        f = self.free
+        m = self._free_mirror
+        for k in range(self.K):  # _give, inlined
+            m[k] = f[k] = f[k] + d[k]
         if self.bb_index >= 0:
             self.used_bb -= d[self.bb_index]
         if self.has_groups:
@@ -491,7 +717,8 @@ class Simulation:
 
     def _release_bb(self, amount: float) -> None:
         if amount and self.bb_index >= 0:
-            self.free[self.bb_index] += amount
+            b = self.bb_index
+            self._set_free(b, self.free[b] + amount)
             self.used_bb -= amount
 
     def _on_three_phase(self, kind: int, j: int) -> None:
@@ -520,7 +747,7 @@ class Simulation:
             d = self.dem[j]
             for k in range(self.K):
                 if k != self.bb_index:
-                    self.free[k] += d[k]
+                    self._set_free(k, self.free[k] + d[k])
             if self.has_groups:
                 self._free_groups(j)
             self._unexpect(j)  # nodes + run buffer entry
@@ -571,6 +798,7 @@ class Simulation:
 
     def _enqueue_run(self, j: int) -> None:
         self.queue.append(j)
+        self._queued[j] = 1
 
     # ------------------------------------------------------------------ stage-in (three-phase)
     def _stage_in_pass(self) -> None:
@@ -581,7 +809,7 @@ class Simulation:
             amount = self.data_in[j]
             if amount <= self.free[b] + self.bb_eps and self._safe_after_staging(j):
                 self.stage_queue.pop(i)
-                self.free[b] -= amount
+                self._set_free(b, self.free[b] - amount)
                 self.used_bb += amount
                 self.staged[j] = None
                 self.first_alloc[j] = self.now
@@ -605,7 +833,8 @@ class Simulation:
 
     # ------------------------------------------------------------------ the loop
     def _record_usage(self) -> None:
-        """Append the usage from now on, unless it equals the last recorded row."""
+        """Append the usage from now on, unless it equals the last recorded row (``run``
+        inlines the comparison)."""
         row = (
             self.capacity[0] - self.free[0],
             self.used_bb,
@@ -628,30 +857,71 @@ class Simulation:
         on_end = self._on_end
         on_phase = self._on_three_phase
         schedule = self.policy.schedule
-        while i < n or heap:
-            t_arr = submit[i] if i < n else math.inf
-            t = heap[0][0] if heap and heap[0][0] <= t_arr else t_arr
-            self.now = t
-            self.counters.instants += 1
-            # 1. every completion and release due now
-            while heap and heap[0][0] <= t:
-                _, _, kind, j = heapq.heappop(heap)
-                if kind == _END:
-                    on_end(j)
-                else:
-                    on_phase(kind, j)
-            # 2. every arrival now
-            while i < n and submit[i] <= t:
-                self._arrive(i)
-                i += 1
-            self._next_arrival = i
-            # 3. one scheduling pass
-            if self.stage_queue:
-                self._stage_in_pass()
-            if self.queue:
-                self.counters.passes += 1
-                schedule(self, t)
-            self._record_usage()
+        view = _View(self)  # one per run, dropped with it (see the class docstring)
+        apply = self._apply
+        queue = self.queue
+        queued = self._queued
+        stage_queue = self.stage_queue
+        # arrivals that go straight to the run queue (the common case, inlined below)
+        direct = [not r for r in self._reject] if not self.three_phase else None
+        free = self.free
+        cap0 = self.capacity[0]
+        record = self._record_usage
+        counters = self.counters
+        instants = passes = 0  # kept local in the loop, written back on the way out
+        try:
+            while i < n or heap:
+                t_arr = submit[i] if i < n else math.inf
+                t = heap[0][0] if heap and heap[0][0] <= t_arr else t_arr
+                self.now = t
+                instants += 1
+                # 1. every completion and release due now
+                while heap and heap[0][0] <= t:
+                    _, _, kind, j = heapq.heappop(heap)
+                    if kind == _END:
+                        on_end(j)
+                    else:
+                        on_phase(kind, j)
+                # 2. every arrival now
+                while i < n and submit[i] <= t:
+                    if direct is not None and direct[i]:
+                        queue.append(i)
+                        queued[i] = 1
+                    else:
+                        self._arrive(i)
+                    i += 1
+                self._next_arrival = i
+                # 3. one scheduling pass
+                if stage_queue:
+                    self._stage_in_pass()
+                if queue:
+                    passes += 1
+                    actions = schedule(view, t)
+                    if actions is None:
+                        raise InvalidActionError(
+                            f"t={t:g}: policy {self._policy_label()!r}: schedule() returned "
+                            "None; expected an iterable of actions (simcore/policy.py)"
+                        )
+                    # One action at a time: each is validated and applied before the policy
+                    # is asked for the next, so a generator sees its own starts in the view.
+                    for a in actions:
+                        handler = apply.get(a.__class__)
+                        if handler is None:
+                            handler = self._handler(a)
+                        handler(self, a)
+                # the usage from now on (most instants change nothing: compared inline)
+                last = self._last_usage
+                if (
+                    not last
+                    or cap0 - free[0] != last[0]
+                    or self.used_bb != last[1]
+                    or self.ssd_req_used != last[2]
+                    or self.ssd_assigned_used != last[3]
+                ):
+                    record()
+        finally:
+            counters.instants += instants
+            counters.passes += passes
         return self._result()
 
     def snapshot(self) -> ScheduleResult:
@@ -736,8 +1006,194 @@ class Simulation:
         )
 
 
+#: Action type -> the ``Simulation`` method that validates and applies it. A new kind of action
+#: (advance reservations, data staging, file loads) is a dataclass in ``simcore/policy.py`` and
+#: one entry here.
+_HANDLERS: dict[type[Action], str] = {
+    Start: "_apply_start",
+    WakeAt: "_apply_wake",
+    Count: "_apply_count",
+    DecisionLatency: "_apply_latency",
+    LogDecision: "_apply_log",
+    RecordProblem: "_apply_record",
+    Fault: "_apply_fault",
+}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a``'s values in an array that no one can make writeable again: its memory belongs to
+    an immutable ``bytes`` object (``flags.writeable = False`` alone can be undone on an array
+    that owns its data, or through ``.base``)."""
+    return np.frombuffer(np.ascontiguousarray(a).tobytes(), dtype=a.dtype).reshape(a.shape)
+
+
+def _vec(v: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{x:g}" for x in v) + ")"
+
+
+class _View:
+    """The engine's :class:`~simcore.policy.MachineView` (documented there): read-only.
+
+    Fixed data are slots set once (fast to read in a pass); what changes is read through
+    properties or a live read-only memoryview. Assignment raises ``AttributeError``.
+    """
+
+    __slots__ = (
+        "K",
+        "__weakref__",  # a policy may tell runs apart by a weak reference to their view
+        "_sim",
+        "bb_eps",
+        "bb_index",
+        "capacity",
+        "demand_matrix",
+        "demands",
+        "free",
+        "has_groups",
+        "hold",
+        "hold_array",
+        "logs_decisions",
+        "n_cuts",
+        "priority",
+        "records_problems",
+        "requested_time",
+        "resource_names",
+        "ssd",
+        "submit",
+        "system",
+        "three_phase",
+    )
+
+    K: int
+    _sim: Simulation
+    bb_eps: float
+    bb_index: int
+    capacity: tuple[float, ...]
+    demand_matrix: np.ndarray
+    demands: tuple[tuple[float, ...], ...]
+    free: Sequence[float]
+    has_groups: bool
+    hold: tuple[float, ...]
+    hold_array: np.ndarray
+    logs_decisions: bool
+    n_cuts: int
+    priority: str
+    records_problems: bool
+    requested_time: tuple[float, ...]
+    resource_names: tuple[str, ...]
+    ssd: tuple[float, ...]
+    submit: tuple[float, ...]
+    system: System
+    three_phase: bool
+
+    def __init__(self, sim: Simulation):
+        init = object.__setattr__
+        init(self, "_sim", sim)
+        init(self, "system", sim.system)
+        init(self, "resource_names", tuple(sim.resource_names))
+        init(self, "capacity", tuple(sim.capacity))
+        init(self, "K", sim.K)
+        init(self, "bb_index", sim.bb_index)
+        init(self, "bb_eps", sim.bb_eps)
+        init(self, "n_cuts", len(sim._cut_groups))
+        init(self, "has_groups", sim.has_groups)
+        init(self, "three_phase", sim.three_phase)
+        init(self, "free", cast(Sequence[float], memoryview(sim._free_mirror).toreadonly()))
+        init(self, "demands", sim.dem)
+        init(self, "demand_matrix", sim._dem_matrix)  # read-only for good (_frozen)
+        init(self, "hold", sim.hold)
+        init(self, "hold_array", sim.hold_array)
+        init(self, "requested_time", sim.req)
+        init(self, "submit", sim.submit)
+        init(self, "ssd", sim.ssd)
+        init(self, "priority", sim.options.priority)
+        init(self, "logs_decisions", sim.options.decision_log is not None)
+        init(self, "records_problems", sim.options.record_problem is not None)
+
+    def __setattr__(self, name: str, value: object) -> NoReturn:
+        raise AttributeError(
+            f"the machine view is read-only (cannot set {name!r}): a policy acts through the "
+            "actions it returns (simcore/policy.py)"
+        )
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise AttributeError(f"the machine view is read-only (cannot delete {name!r})")
+
+    def __repr__(self) -> str:
+        sim = self._sim
+        return (
+            f"<MachineView t={sim.now:g} free={_vec(sim.free)} queued={len(sim.queue)} "
+            f"running={len(sim.running)}>"
+        )
+
+    @property
+    def now(self) -> float:
+        return self._sim.now
+
+    @property
+    def queue(self) -> tuple[int, ...]:
+        return tuple(self._sim.queue)
+
+    @property
+    def queue_length(self) -> int:
+        return len(self._sim.queue)
+
+    def ordered_queue(self) -> list[int]:
+        sim = self._sim
+        q = sim.queue
+        if sim._arrival_order:  # FCFS: the queue is kept in arrival order
+            return q.copy()
+        order = sim.priority.order(q, sim.now)
+        return q.copy() if order is q else order
+
+    def is_queued(self, j: int) -> bool:
+        sim = self._sim
+        return 0 <= j < sim.n and bool(sim._queued[j])
+
+    @property
+    def started_count(self) -> int:
+        return self._sim.counters.started
+
+    @property
+    def running(self) -> tuple[int, ...]:
+        return tuple(sorted(self._sim.running))
+
+    @property
+    def releases(self) -> tuple[tuple[float, int, tuple[float, ...]], ...]:
+        sim = self._sim
+        snap = sim._rel_snapshot
+        if snap is None:
+            snap = sim._rel_snapshot = tuple(sim.releases)
+        return snap
+
+    @property
+    def staged(self) -> tuple[int, ...]:
+        return tuple(self._sim.staged)
+
+    @property
+    def stage_queue(self) -> tuple[int, ...]:
+        return tuple(self._sim.stage_queue)
+
+    def job_id(self, j: int) -> int:
+        return int(self._sim.workload.job_id[j])
+
+    def effective_demand(self, j: int) -> tuple[float, ...]:
+        return self._sim.effective_demand(j)
+
+    def group_plan(self, j: int) -> tuple[tuple[int, ...], int]:
+        taken, need = self._sim._group_plan(j)
+        return tuple(taken), need
+
+    def level_plan(self, cuts: Sequence[float]) -> tuple[tuple[int, ...], int]:
+        sim = self._sim
+        n_cuts = len(sim._cut_groups)
+        if len(cuts) < n_cuts + 1:
+            raise ValueError(f"cuts: expected at least {n_cuts + 1} entries, got {len(cuts)}")
+        taken, missing = sim._level_plan(tuple(float(c) for c in cuts))
+        return tuple(taken), missing
+
+
 def simulate(
-    workload: Workload, system: System, policy: Any, options: SimOptions | None = None
+    workload: Workload, system: System, policy: Policy | Any, options: SimOptions | None = None
 ) -> ScheduleResult:
     """Run one simulation (see :class:`Simulation`)."""
     return Simulation(workload, system, policy, options).run()

@@ -75,6 +75,39 @@ class BudgetError(SchedbenchError, ValueError):
     """A decision budget outside the allowed range."""
 
 
+class ConfigError(SchedbenchError, ValueError):
+    """A simulation or policy option with a wrong value; the message names the option."""
+
+
+class SimulationError(SchedbenchError, RuntimeError):
+    """The simulation reached an impossible state (a bug or an invalid plug-in)."""
+
+
+class InvalidActionError(SimulationError):
+    """A scheduling policy returned an action the engine refuses (``simcore/policy.py``): a
+    start of a job that is not queued or does not fit, bad cuts, a wake-up in the past, an
+    unknown action type. The message names the policy, the time and the job; the action was
+    not applied."""
+
+
+class UnknownPolicyError(SchedbenchError, LookupError):
+    """A policy name that is neither registered in-process nor by an installed package."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        self.known = known
+        super().__init__(
+            f"unknown policy {name!r}; known policies: {', '.join(known) if known else '(none)'}"
+        )
+
+    def __str__(self) -> str:  # LookupError would quote the message
+        return self.args[0]
+
+
+class PolicyOptionError(SchedbenchError, ValueError):
+    """A policy option that the policy does not accept, or a policy spec that cannot be loaded."""
+
+
 def _short(value: object, limit: int = 60) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

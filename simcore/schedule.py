@@ -66,7 +66,7 @@ class ScheduleResult:
     config: dict[str, Any] = field(default_factory=dict)
     decision_latency_s: np.ndarray = field(default_factory=lambda: np.zeros(0))
     #: Instants at which a scheduling pass ran although nothing ended or arrived then
-    #: (conservative bookings, ``Simulation.wake_at``), sorted.
+    #: (conservative bookings, a ``WakeAt`` action), sorted.
     wake_times: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property

@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from schedbench.simcore.backfill import ConservativeBackfill
 from schedbench.simcore.engine import SimOptions, SimulationError, simulate
 from schedbench.simcore.errors import InvalidDecisionError
 from schedbench.simcore.kinds.selection.problem import Decision
-from schedbench.simcore.policies import NaivePolicy, WindowPolicy, conservative_backfill
+from schedbench.simcore.policies import NaivePolicy, WindowPolicy
 from schedbench.simcore.priority import WFP
 from schedbench.simcore.problem import Status
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
@@ -574,8 +575,9 @@ def test_three_phase_without_backfilling_does_not_deadlock_on_staged_buffers(pol
 def test_simulation_error_names_what_was_left():
     # A policy that never starts anything leaves the queue full: the engine says so.
     class Idle(NaivePolicy):
-        def start_jobs(self, sim, order, now):
+        def start_jobs(self, view, order, now):
             return order
+            yield  # a start rule is a generator; this one starts nothing
 
     with pytest.raises(SimulationError, match="1 queued"):
         simulate(jobs(submit=[0], runtime=[1], nodes=[1]), M10, Idle(backfill="none"))
@@ -588,13 +590,13 @@ def _fcfs_conservative_with_first_bookings(w, system):
     """Simulate FCFS + conservative (classic lifecycle); also return each job's first booking."""
     first: dict[int, float] = {}
 
-    def spy(sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
-            first.setdefault(j, s)
+    class Spy(ConservativeBackfill):
+        def backfill(self, view, rest, now):
+            yield from super().backfill(view, rest, now)
+            for j, (s, _e, _d) in self.reservations.items():
+                first.setdefault(j, s)
 
-    policy = NaivePolicy(backfill="conservative")
-    policy._backfiller = spy
+    policy = NaivePolicy(backfill=Spy())
     return simulate(w, system, policy, SimOptions(priority="fcfs")), first
 
 
@@ -749,6 +751,27 @@ def test_zero_length_jobs_do_not_take_nodes_booked_for_now():
         "ssd",
         (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 4, 128.0), NodeGroup("s256", 3, 256.0)),
         40.0,
+    )
+    r, first = _fcfs_conservative_with_first_bookings(w, system)
+    check_schedule(r, False)
+    assert first and all(r.start[j] <= s + 1e-9 for j, s in first.items())
+
+
+def test_conservative_does_not_start_a_job_on_a_small_ssd_node_a_zero_length_job_holds():
+    """Found by the deep property run (issue 12): two zero-length jobs hold both nodes for an
+    instant; at the next round one of them starts again on the small-SSD node while job 13
+    (request 2) is placed at slot 0 on that same node — the profile, built before the
+    zero-length start, still counted it free, and the cut totals fitted (1 node free, the
+    large one). Its start was refused ("node groups cannot hold it"). A job now starts only if
+    its planned nodes are free level by level; otherwise it keeps its booking for the next
+    round at the same instant."""
+    system = System("ssd", (NodeGroup("s0", 1, 0.0), NodeGroup("s128", 1, 128.0)), 0.0)
+    w = Workload.from_columns(
+        submit=[0.0] * 15,
+        runtime=[0.0] * 15,
+        requested_time=[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1],
+        nodes=[1] * 15,
+        bb_gb=[0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0],  # rejected: no burst buffer
     )
     r, first = _fcfs_conservative_with_first_bookings(w, system)
     check_schedule(r, False)

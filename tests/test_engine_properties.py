@@ -32,14 +32,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedbench.simcore.engine import SimOptions, simulate
-from schedbench.simcore.policies import (
-    NaivePolicy,
-    WindowPolicy,
-    conservative_backfill,
-    easy_backfill,
+from schedbench.simcore.backfill import (
+    Backfiller,
+    ConservativeBackfill,
     head_reservation,
+    make_backfiller,
 )
+from schedbench.simcore.engine import SimOptions, simulate
+from schedbench.simcore.policies import NaivePolicy, WindowPolicy
 from schedbench.simcore.schedule import JobState, ScheduleResult
 from schedbench.simcore.system import NodeGroup, System
 from schedbench.simcore.workload import Workload
@@ -393,16 +393,22 @@ def test_fcfs_without_backfilling_is_an_in_order_list_schedule(case):
 
 
 # ----------------------------------------------------------------------------- the head's reservation
-class ShadowSpy:
+class ShadowSpy(Backfiller):
     """Wraps a backfiller; records every reservation computed for the queue head."""
 
-    def __init__(self, backfiller):
-        self.backfiller = backfiller
+    def __init__(self, backfiller: Backfiller):
+        self.inner = backfiller
+        self.name = backfiller.name
+        self.runs_on_full_machine = backfiller.runs_on_full_machine
+        self.plans_all_starts = backfiller.plans_all_starts
         self.shadows: list[tuple[int, float]] = []
 
-    def __call__(self, sim, rest, now):
-        self.shadows.append((rest[0], head_reservation(sim, sim.dem[rest[0]], now)[0]))
-        self.backfiller(sim, rest, now)
+    def reset(self):
+        self.inner.reset()
+
+    def backfill(self, view, rest, now):
+        self.shadows.append((rest[0], head_reservation(view, view.demands[rest[0]], now)[0]))
+        yield from self.inner.backfill(view, rest, now)
 
 
 @pytest.mark.parametrize("backfill", ["easy"])
@@ -422,24 +428,24 @@ def test_fcfs_backfilling_never_delays_the_head(backfill, case, exact):
     system, w = case
     if exact:
         w = w.replace(requested_time=w.runtime.copy())
-    policy = NaivePolicy(backfill=backfill)
-    spy = ShadowSpy(easy_backfill if backfill == "easy" else conservative_backfill)
-    policy._backfiller = spy
+    spy = ShadowSpy(make_backfiller(backfill))
+    policy = NaivePolicy(backfill=spy)
     r = simulate(w, system, policy, SimOptions(priority="fcfs"))
     check_schedule(r, False)
     for j, shadow in spy.shadows:
         assert r.start[j] <= shadow, (j, r.start[j], shadow)
 
 
-class BookingSpy:
-    """Wraps conservative_backfill; records each job's first reservation (start time)."""
+class BookingSpy(ConservativeBackfill):
+    """Conservative backfilling that records each job's first reservation (start time)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.first: dict[int, float] = {}
 
-    def __call__(self, sim, rest, now):
-        conservative_backfill(sim, rest, now)
-        for j, (s, _e, _d) in sim.reservations.items():
+    def backfill(self, view, rest, now):
+        yield from super().backfill(view, rest, now)
+        for j, (s, _e, _d) in self.reservations.items():
             self.first.setdefault(j, s)
 
 
@@ -449,9 +455,8 @@ def test_fcfs_conservative_never_starts_a_job_after_its_first_reservation(case):
     """Conservative keeps reservations between passes and only ever moves them earlier, so
     under FCFS (classic lifecycle) no job starts later than the first reservation it got."""
     system, w = case
-    policy = NaivePolicy(backfill="conservative")
     spy = BookingSpy()
-    policy._backfiller = spy
+    policy = NaivePolicy(backfill=spy)
     r = simulate(w, system, policy, SimOptions(priority="fcfs"))
     check_schedule(r, False)
     for j, first in spy.first.items():

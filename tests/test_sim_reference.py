@@ -82,7 +82,7 @@ def test_kth_schedule_equals_reference():
 
 def test_long_queues_use_the_vectorised_scan_and_agree():
     """Queues longer than the vector-scan threshold take the numpy pre-filter path."""
-    from schedbench.simcore import policies
+    from schedbench.simcore import backfill
 
     rng = np.random.default_rng(5)
     n = 3000
@@ -93,18 +93,18 @@ def test_long_queues_use_the_vectorised_scan_and_agree():
         requested_time=rng.integers(1, 300, n).astype(float),
     )
     calls = 0
-    original = policies._backfill_candidates
+    original = backfill._backfill_candidates
 
     def counting(*args, **kw):
         nonlocal calls
         calls += 1
         return original(*args, **kw)
 
-    policies._backfill_candidates = counting
+    backfill._backfill_candidates = counting
     try:
         result = simulate(w, System.simple("m", 8), NaivePolicy(backfill="easy"))
     finally:
-        policies._backfill_candidates = original
+        backfill._backfill_candidates = original
     assert calls > 100  # the long-queue path really ran
     ref = simulate_reference(w.submit, w.runtime, w.requested_time, w.nodes, 8)
     np.testing.assert_array_equal(result.start, ref)

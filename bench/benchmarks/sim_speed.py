@@ -39,7 +39,7 @@ from schedbench.simcore.engine import SimOptions, simulate  # noqa: E402
 from schedbench.simcore.policies import NaivePolicy  # noqa: E402
 from schedbench.simcore.system import System  # noqa: E402
 
-KTH = ROOT.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
+KTH = ROOT.parent.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"  # ROOT is bench/
 TARGET_JOBS_PER_S = 10_000
 TARGET_PEAK_MB = 1024
 

@@ -1,0 +1,589 @@
+"""Backfilling: how the holes a start rule leaves are filled (EASY, conservative, none).
+
+A backfiller is an object that composes with any start rule (``simcore/policies.py``: naive,
+window, a user's): after the start rule has started what it starts, the backfiller gets the
+jobs left — ``rest``, the head (the first job not started) first, then the others in the base
+scheduler's order — and yields :class:`~simcore.policy.Start` actions (and, for conservative,
+a :class:`~simcore.policy.WakeAt`) through the same read-only view and action protocol as every
+policy (``simcore/policy.py``). It reads the machine only through the view: the free resource
+vector, the running jobs' expected releases by their requested times, ``hold`` (how long a run
+phase holds what it takes), and with SSD node groups ``effective_demand`` and ``n_cuts``.
+Whatever it keeps between passes (conservative's reservations) is its own state: one backfiller
+per policy object, one policy object per simulation run (``reset()`` forgets a previous run).
+
+``easy`` — Mu'alem and Feitelson (2001): the head (first job not started) gets a reservation
+at the earliest instant its whole demand vector is free, computed from the running jobs'
+*requested* end times (never their actual runtimes); a later job may start now if it fits and
+either ends (by its request) before that instant or fits in what the head leaves over then.
+In the three-phase lifecycle a job "ends" when its whole run phase (load-in, request, load-out)
+and the drain of its output are over (``MachineView.hold``); with node groups, what a job
+started now takes of the SSD nodes is what the groups give it (``MachineView.effective_demand``).
+
+``conservative`` — every queued job, in priority order, gets the earliest reservation that
+does not conflict with the earlier ones (an availability profile over time built from requested
+times); those whose reservation is now start. With a static order (FCFS) no job is ever started
+later than its first reservation; with WFP the order changes between passes and reservations are
+rebuilt each pass (Cobalt does the same).
+
+``none`` — no backfilling. One exception, three-phase only: when the head can never start
+because staged jobs queued behind it hold the burst-buffer space it needs (they free it only by
+running), the pass starts what fits, as EASY would with no reservation to keep; otherwise the
+simulation would deadlock.
+
+Writing a backfiller: subclass :class:`Backfiller` (or provide the same members) and write
+``backfill(view, rest, now)`` as a generator of actions; the engine applies each before the
+generator resumes, so ``view.free`` already shows a yielded start. Pass the object as
+``backfill=`` to any ``BasePolicy``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from schedbench.simcore.errors import ConfigError
+from schedbench.simcore.policy import Action, MachineView, Start, WakeAt, fits
+
+BACKFILLS = ("easy", "conservative", "none")
+
+#: A conservative booking: (start, end, demand booked — with node groups the nodes per SSD cut).
+Booking = tuple[float, float, tuple[float, ...]]
+
+
+class Backfiller:
+    """Base of the backfillers: a name, two flags, state reset, and the pass.
+
+    ``runs_on_full_machine``: the policy calls it even when no node is free (conservative: new
+    arrivals get their booking at once). ``plans_all_starts``: it places every queued job itself
+    (conservative: every start goes through the reservations), so the naive start rule leaves
+    the whole queue to it.
+    """
+
+    name = "backfiller"
+    runs_on_full_machine = False
+    plans_all_starts = False
+
+    def reset(self) -> None:
+        """Forget everything kept from a previous simulation run (default: nothing kept)."""
+
+    def describe(self) -> str:
+        return self.name
+
+    def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
+        """Yield the starts (and other actions) of this pass; ``rest`` is non-empty, head
+        first."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement backfill()")
+
+
+# ---------------------------------------------------------------------- EASY
+def head_reservation(
+    view: MachineView, d: Sequence[float], now: float
+) -> tuple[float, list[float]]:
+    """(shadow time, resources left over at it) for a job of demand ``d`` (EASY).
+
+    Walks the running jobs' expected releases in time order; all releases at the same instant
+    are applied together. ``(inf, free)`` when the releases never make room (only possible
+    while staged three-phase jobs hold buffer space).
+    """
+    K, b, eps = view.K, view.bb_index, view.bb_eps
+    rel = view.releases
+    m = len(rel)
+    i = 0
+    if K == 1:  # nodes only: the common case, kept lean
+        need = d[0]
+        a = view.free[0]
+        while i < m:
+            t = rel[i][0]
+            while i < m and rel[i][0] == t:
+                a += rel[i][2][0]
+                i += 1
+            if a >= need:
+                return t, [a - need]
+        return math.inf, [a]
+    avail = list(view.free)
+    while i < m:
+        t = rel[i][0]
+        while i < m and rel[i][0] == t:
+            delta = rel[i][2]
+            for k in range(K):
+                avail[k] += delta[k]
+            i += 1
+        if fits(d, avail, K, b, eps):
+            return t, [avail[k] - d[k] for k in range(K)]
+    return math.inf, avail
+
+
+_VECTOR_SCAN = 64
+
+
+def _backfill_candidates(
+    view: MachineView, jobs: Sequence[int], now: float, head: int
+) -> list[int]:
+    """The jobs (in the given order) that could be backfilled now: they fit the free resources
+    and either end by the head's shadow time or fit in what it leaves over. Both only shrink as
+    jobs start, so the exact sequential loop over these finds the same starts as over all."""
+    arr = np.fromiter(jobs, dtype=np.int64, count=len(jobs))
+    dem = view.demand_matrix[arr]
+    b = view.bb_index
+    slack = np.zeros(view.K)
+    if b >= 0:
+        slack[b] = view.bb_eps
+    mask = np.all(dem <= np.asarray(view.free) + slack, axis=1)
+    if not mask.any():
+        return []
+    shadow, extra = head_reservation(view, view.demands[head], now)
+    if math.isfinite(shadow):
+        ends_in_time = now + view.hold_array[arr] <= shadow
+        # with node groups a job may take more of the SSD cut entries than its demand says;
+        # only the node and buffer entries are a safe pre-filter then
+        cols = [0] + ([b] if b >= 0 else []) if view.has_groups else slice(None)
+        fits_extra = np.all(dem[:, cols] <= (np.asarray(extra) + slack)[cols], axis=1)
+        mask &= ends_in_time | fits_extra
+    result: list[int] = arr[mask].tolist()
+    return result
+
+
+class EasyBackfill(Backfiller):
+    """EASY backfilling (Mu'alem and Feitelson 2001; BBSched pairs it with the window, §3.1):
+    see the module docstring. Keeps nothing between passes."""
+
+    name = "easy"
+
+    def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
+        dem = view.demands
+        hold = view.hold  # the request (classic); the whole run phase by its request (three-phase)
+        K, b, eps = view.K, view.bb_index, view.bb_eps
+        free = view.free  # live: it shows every start yielded below once the engine applied it
+        shadow = -math.inf
+        extra: list[float] = []
+        # Long queues: pre-filter with numpy the jobs that fit the free resources now (a job
+        # that does not fit now cannot fit after more jobs start); short ones: the plain loop
+        # is cheaper.
+        cands = (
+            rest[1:]
+            if len(rest) <= _VECTOR_SCAN
+            else _backfill_candidates(view, rest[1:], now, rest[0])
+        )
+        f0 = free[0]  # read again after each start (a memoryview read costs more than a local)
+        for j in cands:
+            if f0 < 1:  # every job needs a node
+                return
+            d = dem[j]
+            if d[0] > f0 or (K > 1 and not fits(d, free, K, b, eps)):
+                continue
+            if shadow == -math.inf:  # computed lazily: most passes have no candidate at all
+                shadow, extra = head_reservation(view, dem[rest[0]], now)
+            if now + hold[j] <= shadow:
+                yield Start(j, True)
+                f0 = free[0]
+            elif d[0] <= extra[0]:
+                if view.has_groups:  # the SSD cut entries it would really take (spill)
+                    d = view.effective_demand(j)
+                if fits(d, extra, K, b, eps):
+                    yield Start(j, True)
+                    f0 = free[0]
+                    for k in range(K):
+                        extra[k] -= d[k]
+
+
+class NoBackfill(Backfiller):
+    """No backfilling, except the three-phase deadlock escape of the module docstring."""
+
+    name = "none"
+
+    def __init__(self) -> None:
+        self._easy = EasyBackfill()
+
+    def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
+        if view.staged and head_reservation(view, view.demands[rest[0]], now)[0] == math.inf:
+            # Three-phase: the head waits for buffer space that only staged jobs queued behind
+            # it hold, and they free it only by running. Without backfilling nothing would
+            # ever start again: start what fits (EASY with no reservation to keep).
+            yield from self._easy.backfill(view, rest, now)
+
+
+# ---------------------------------------------------------------------- conservative
+def _profile(view: MachineView, now: float) -> tuple[list[float], list[list[float]]]:
+    """Free resources over time from the running jobs' expected releases: breakpoints ``times``
+    and the vector free from each breakpoint to the next (the last one lasts for ever)."""
+    K = view.K
+    times: list[float] = [now]
+    avails: list[list[float]] = [list(view.free)]
+    for t, _, delta in view.releases:
+        if t > times[-1]:
+            times.append(t)
+            avails.append(list(avails[-1]))
+        row = avails[-1]
+        for k in range(K):
+            row[k] += delta[k]
+    return times, avails
+
+
+def _book(
+    times: list[float],
+    avails: list[list[float]],
+    s: float,
+    e: float,
+    d: tuple[float, ...],
+    sign: float,
+) -> None:
+    """Add ``sign · d`` to the profile over ``[s, e)``, splitting it at ``s`` and ``e``."""
+    for t in (s, e):
+        pos = bisect.bisect_left(times, t)
+        if pos == len(times) or times[pos] != t:
+            times.insert(pos, t)
+            avails.insert(pos, list(avails[pos - 1]))
+    lo = bisect.bisect_left(times, s)
+    hi = bisect.bisect_left(times, e)
+    K = len(d)
+    for m in range(lo, hi):
+        row = avails[m]
+        for k in range(K):
+            row[k] += sign * d[k]
+
+
+class ConservativeBackfill(Backfiller):
+    """Conservative backfilling with reservations kept from pass to pass.
+
+    Every queued job holds a reservation ``(start, end, demand)`` in :attr:`reservations` (this
+    object's state; bookings of jobs that have started since are dropped at the next pass).
+    Each pass builds the free-resource profile from the running jobs' expected releases, books
+    every reservation into it, then visits the queue in priority order: a job gives its own
+    booking back, takes the earliest slot that fits around everybody else's bookings (its old
+    slot is still free, so it never moves later), and starts if that slot is now. A new job gets
+    the earliest slot after all existing bookings. So no reservation is ever delayed by a later
+    job — with a static order (FCFS) no job starts after its first reservation. (With WFP the
+    order changes but bookings still only move earlier.) Two things outside conservative's
+    control can still move a booking later, and then the job simply takes its new earliest
+    slot: the window policy's selections, which start without looking at bookings (BBSched
+    pairs the window with EASY), and, in the three-phase lifecycle, stage-ins that take burst
+    buffer a booking counted on.
+    """
+
+    name = "conservative"
+    runs_on_full_machine = True  # new arrivals get their reservation at once
+    plans_all_starts = True  # every start goes through the reservations
+
+    def __init__(self) -> None:
+        #: job -> (start, end, demand booked), kept between passes
+        self.reservations: dict[int, Booking] = {}
+        self._started_seen = -1  # view.started_count when the last pass ended
+
+    def reset(self) -> None:
+        self.reservations = {}
+        self._started_seen = -1
+
+    def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
+        K, b, eps = view.K, view.bb_index, view.bb_eps
+        book = self.reservations
+        if view.started_count != self._started_seen:
+            # jobs started since the last pass by someone else (the start rule) keep no booking
+            for j in [j for j in book if not view.is_queued(j)]:
+                del book[j]
+        times, avails = _profile(view, now)
+        for s0, e0, d0 in book.values():
+            if e0 > now and e0 > s0:
+                _book(times, avails, max(s0, now), e0, d0, -1.0)
+        _drop_overbooked(times, avails, book, rest, now, K, b, eps, view.n_cuts)
+        dem, hold = view.demands, view.hold
+        has_groups = view.has_groups
+        n_cuts = view.n_cuts
+        free = view.free  # live: it shows every start yielded below once the engine applied it
+        full = free[0] < 1
+        blocked = False
+        for j in rest:
+            if full and j in book:
+                # Nothing can start now: a booked job keeps its booking (it may move earlier at
+                # a later pass); only jobs without one (new arrivals) are placed.
+                blocked = True
+                continue
+            d = dem[j]
+            dur = hold[j]
+            old = book.pop(j, None)
+            if old is not None and old[1] > now:
+                _book(times, avails, max(old[0], now), old[1], old[2], 1.0)
+            if dur <= 0:
+                # A zero-length job holds nothing over time, so it can delay no booking: it
+                # starts as soon as it fits the free resources, and gets no booking itself.
+                # (Booking it on [s, nextafter(s)) created instants that no event visits, and
+                # jobs booked at them slipped to the next real event: issue 10.) A zero-length
+                # job as wide as the machine waits for a moment when everything is free. It
+                # takes only what is free now *and* not booked now: taking a booked job's nodes
+                # for an instant would push that job out of this round and let a later job take
+                # its place.
+                room = list(free)
+                for s0, _e0, d0 in book.values():
+                    if s0 <= now:  # due now, not started yet
+                        for k in range(K):
+                            room[k] -= d0[k]
+                if fits(d, room, K, b, eps):
+                    yield Start(j, blocked)
+                    full = free[0] < 1
+                else:
+                    blocked = True
+                continue
+            if has_groups:
+                slot, d = _earliest_on_groups(view, j, times, avails, d, dur)
+            else:
+                slot = _earliest(times, avails, d, dur, K, b, eps)
+            if slot < 0:
+                # Cannot be placed on the known releases: only in the three-phase lifecycle,
+                # where staged jobs hold stage-in buffer that is released only when they run.
+                # The job drops its booking (a stale one would block the jobs that can run) and
+                # tries again at the next pass.
+                blocked = True
+                continue
+            s = times[slot]
+            e = s + dur
+            _book(times, avails, s, e, d, -1.0)
+            # With node groups the planned nodes must be free level by level now, not only in
+            # the cut totals: a zero-length job started earlier in this pass may hold a small-SSD
+            # node that the profile (built before it started) still counts as free. Such a job
+            # keeps its booking for now and starts at the next round, when that one has ended.
+            if slot == 0 and (
+                fits(d, free, K, b, eps)
+                if not has_groups
+                else fits(d, free, K, b, eps) and _fits_levels(d, free, n_cuts, K, b, eps)
+            ):
+                yield Start(j, blocked, d if has_groups else None)
+                full = free[0] < 1
+            else:
+                book[j] = (s, e, d)
+                blocked = True
+        self._started_seen = view.started_count  # our own starts are applied by now
+        # A booking is a promise to start then: make sure the simulator looks at that instant.
+        upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
+        if upcoming:
+            yield WakeAt(min(upcoming))
+
+
+def _spill(
+    d: tuple[float, ...],
+    times: list[float],
+    avails: list[list[float]],
+    s: int,
+    dur: float,
+    cuts: int,
+    now_free: Sequence[float] | None = None,
+) -> tuple[float, ...]:
+    """The nodes per SSD cut a job of nominal demand ``d`` takes if it starts at ``times[s]``
+    and holds them for ``dur``: from the smallest adequate SSD level first, spilling onto
+    larger-SSD nodes where a level is short, counting on each level only the nodes free over
+    the whole span. The job is then started with exactly this allocation
+    (``Start(cuts=...)``), so what was booked is what it gets.
+
+    Entry 0 counts all nodes and entry k the nodes with SSD >= the k-th threshold, so the free
+    nodes of level m (SSD between thresholds m and m+1) are ``avail[m] - avail[m+1]``.
+    """
+    n = len(times)
+    end = times[s] + dur
+    floor = [math.inf] * (cuts + 1)
+    rows: list[Sequence[float]] = [avails[m] for m in range(s, n) if times[m] < end or m == s]
+    if now_free is not None:  # a start now takes what is free now, not what the profile expects
+        rows.append(now_free)
+    for row in rows:
+        for lv in range(cuts + 1):
+            floor[lv] = min(floor[lv], _level(row, lv, cuts))
+    need = d[0]
+    level = max((k for k in range(1, cuts + 1) if d[k] > 0), default=0)
+    taken = [0.0] * (cuts + 1)
+    for m in range(level, cuts + 1):
+        if need <= 0:
+            break
+        t = min(need, max(0.0, floor[m]))
+        taken[m] = t
+        need -= t
+    if need > 0:
+        return d  # it does not fit here at all; the caller's fit test says so
+    eff = list(d)
+    for k in range(1, cuts + 1):
+        eff[k] = float(sum(taken[k:]))
+    return tuple(eff)
+
+
+def _earliest_on_groups(
+    view: MachineView,
+    j: int,
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    dur: float,
+) -> tuple[int, tuple[float, ...]]:
+    """The earliest slot for job ``j`` on a machine with SSD node groups, and the demand to book
+    there: at each candidate start the nodes the groups would give it then (``_spill``; for a
+    start now, what the engine's allocation will really take), which must fit for the whole
+    hold. Booking the nominal demand instead let a later job count on larger-SSD nodes that the
+    job, started at its booking, takes by spilling — and then its first reservation slipped
+    (issue 10, property "conservative never starts a job after its first reservation")."""
+    K, b, eps = view.K, view.bb_index, view.bb_eps
+    cuts = view.n_cuts
+    n = len(times)
+    for s in range(n):
+        e = _spill(d, times, avails, s, dur, cuts, view.free if s == 0 else None)
+        end = times[s] + dur
+        m = s
+        while m < n and (times[m] < end or m == s):
+            if not _fits_levels(e, avails[m], cuts, K, b, eps):
+                break
+            m += 1
+        else:
+            return s, e
+    return -1, d
+
+
+def _level(v: Sequence[float], m: int, cuts: int) -> float:
+    """Nodes on SSD level ``m`` of a cut vector ``v`` (entry 0: all nodes, entry k: nodes with
+    SSD >= the k-th threshold): ``v[m] - v[m + 1]``, the top level being ``v[cuts]``."""
+    return v[m] - (v[m + 1] if m < cuts else 0.0)
+
+
+def _fits_levels(
+    e: tuple[float, ...], avail: Sequence[float], cuts: int, K: int, b: int, eps: float
+) -> bool:
+    """A booked allocation ``e`` (nodes per SSD cut, as ``_spill`` gives it) fits ``avail``
+    level by level: the nodes it takes between two SSD thresholds must be free there. Comparing
+    the cut entries alone is not enough — a job on the small-SSD nodes and a booking that counts
+    on the same nodes can both fit the cuts while the small level goes negative."""
+    for m in range(cuts + 1):
+        if _level(e, m, cuts) > _level(avail, m, cuts) + 1e-9:
+            return False
+    return all(e[k] <= avail[k] + (eps if k == b else 0.0) for k in range(cuts + 1, K))
+
+
+def _drop_overbooked(
+    times: list[float],
+    avails: list[list[float]],
+    book: dict[int, tuple[float, float, tuple[float, ...]]],
+    order: Sequence[int],
+    now: float,
+    K: int,
+    b: int,
+    eps: float,
+    cuts: int = 0,
+) -> None:
+    """Give back bookings the machine can no longer honour, lowest priority first, until no
+    resource is over-booked at any time (with SSD node groups: no SSD level, see
+    ``_fits_levels``).
+
+    A booking made at an earlier pass counted on resources that, in the three-phase lifecycle,
+    may since have been taken by stage-ins (staged jobs hold their stage-in buffer until they
+    run), so the profile can go negative under it. Left in place, such a booking blocks the
+    jobs booked behind it although it cannot start itself, and when no event is left to
+    revisit them the simulation stalls (issue 10: "stopped with 4 queued"). The job whose
+    booking is given back is placed again at its turn in this pass.
+    """
+    if not book:
+        return
+    # Fast path (most passes): nothing over-booked, checked in one vectorised sweep.
+    grid = np.asarray(avails, dtype=np.float64)
+    levels = grid.copy()
+    if cuts:
+        levels[:, :cuts] -= grid[:, 1 : cuts + 1]
+    tolerance = np.full(K, 1e-9)
+    if b >= 0:
+        tolerance[b] = eps
+    if (levels >= -tolerance).all():
+        return
+    rank = {j: r for r, j in enumerate(order)}
+    while True:
+        bad = -1
+        res = 0
+        for m, row in enumerate(avails):
+            for k in range(K):
+                # a node cut entry k counts levels k.. : level k is row[k] - row[k + 1]
+                level = _level(row, k, cuts) if k <= cuts else row[k]
+                if level < -(eps if k == b else 1e-9):
+                    bad, res = m, k
+                    break
+            if bad >= 0:
+                break
+        if bad < 0:
+            return
+        t = times[bad]
+
+        holders = [
+            j
+            for j, (s0, e0, d0) in book.items()
+            if max(s0, now) <= t < e0 and _takes(d0, res, cuts)
+        ]
+        if not holders:
+            return  # over-committed by running jobs alone: not a booking's doing
+        victim = max(holders, key=lambda j: rank.get(j, -1))
+        s0, e0, d0 = book.pop(victim)
+        _book(times, avails, max(s0, now), e0, d0, 1.0)
+
+
+def _takes(d: tuple[float, ...], res: int, cuts: int) -> bool:
+    """Demand ``d`` uses resource ``res`` (for a node cut: nodes on that SSD level)."""
+    if res <= cuts:
+        return _level(d, res, cuts) > 0
+    return d[res] > 0
+
+
+def _fits_span(
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    s: int,
+    dur: float,
+    K: int,
+    b: int,
+    eps: float,
+) -> bool:
+    """Demand ``d`` fits the profile from ``times[s]`` for ``dur``."""
+    n = len(times)
+    end = times[s] + dur
+    m = s
+    if K == 1:  # nodes only: "fits" is one comparison (the innermost loop of conservative)
+        need = d[0]
+        while m < n and (times[m] < end or m == s):
+            if need > avails[m][0]:
+                return False
+            m += 1
+        return True
+    while m < n and (times[m] < end or m == s):
+        if not fits(d, avails[m], K, b, eps):
+            return False
+        m += 1
+    return True
+
+
+def _earliest(
+    times: list[float],
+    avails: list[list[float]],
+    d: tuple[float, ...],
+    dur: float,
+    K: int,
+    b: int,
+    eps: float,
+    first: int = 0,
+) -> int:
+    for s in range(first, len(times)):
+        if _fits_span(times, avails, d, s, dur, K, b, eps):
+            return s
+    return -1
+
+
+BACKFILLERS: dict[str, type[Backfiller]] = {
+    "easy": EasyBackfill,
+    "conservative": ConservativeBackfill,
+    "none": NoBackfill,
+}
+
+
+def make_backfiller(backfill: str | Backfiller) -> Backfiller:
+    """A fresh backfiller for a name in :data:`BACKFILLS`, or ``backfill`` itself when it is
+    already a backfiller object (anything with a ``backfill`` method)."""
+    if isinstance(backfill, str):
+        cls = BACKFILLERS.get(backfill)
+        if cls is None:
+            raise ConfigError(f"backfill: expected one of {', '.join(BACKFILLS)}, got {backfill!r}")
+        return cls()
+    if callable(getattr(backfill, "backfill", None)):
+        return backfill
+    raise ConfigError(
+        f"backfill: expected one of {', '.join(BACKFILLS)} or a backfiller object, got {backfill!r}"
+    )
