@@ -38,8 +38,9 @@ class UnknownNameError(SchedbenchError, LookupError):
     def __init__(self, name: str, known: list[str]):
         self.name = name
         self.known = known
+        plural = self.what[:-1] + "ies" if self.what.endswith("y") else self.what + "s"
         super().__init__(
-            f"unknown {self.what} {name!r}; known {self.what}s: "
+            f"unknown {self.what} {name!r}; known {plural}: "
             f"{', '.join(known) if known else '(none)'}"
         )
 
@@ -90,18 +91,10 @@ class InvalidActionError(SimulationError):
     not applied."""
 
 
-class UnknownPolicyError(SchedbenchError, LookupError):
+class UnknownPolicyError(UnknownNameError):
     """A policy name that is neither registered in-process nor by an installed package."""
 
-    def __init__(self, name: str, known: list[str]):
-        self.name = name
-        self.known = known
-        super().__init__(
-            f"unknown policy {name!r}; known policies: {', '.join(known) if known else '(none)'}"
-        )
-
-    def __str__(self) -> str:  # LookupError would quote the message
-        return self.args[0]
+    what = "policy"
 
 
 class PolicyOptionError(SchedbenchError, ValueError):

@@ -19,13 +19,11 @@ This mirrors ``solvers/registry.py`` (which simcore must not import: the layerin
 
 from __future__ import annotations
 
-import importlib
 import inspect
-from functools import cache
-from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from schedbench.simcore.errors import PolicyOptionError, UnknownPolicyError
+from schedbench.simcore.plugins import entry_points_of, import_object
 
 GROUP = "schedbench.policies"
 
@@ -33,12 +31,8 @@ GROUP = "schedbench.policies"
 _registered: dict[str, type] = {}
 
 
-@cache
-def _entry_points() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=GROUP):
-        found.setdefault(ep.name, ep)  # first installed distribution wins, deterministically
-    return found
+def _entry_points() -> dict[str, Any]:
+    return entry_points_of(GROUP)
 
 
 def known_policies() -> list[str]:
@@ -102,13 +96,9 @@ def load_policy_class(spec: str) -> type:
     if not sep or not module_name or not attr:
         raise PolicyOptionError(f"{spec!r}: expected module:Class, e.g. my_pkg.policy:MyPolicy")
     try:
-        module = importlib.import_module(module_name)
+        obj = import_object(spec)
     except ImportError as exc:
         raise PolicyOptionError(f"{spec!r}: cannot import module {module_name!r}: {exc}") from exc
-    try:
-        obj: Any = module
-        for part in attr.split("."):
-            obj = getattr(obj, part)
     except AttributeError as exc:
         raise PolicyOptionError(f"{spec!r}: module {module_name!r} has no {attr!r}") from exc
     problem = _not_a_policy_class(obj)

@@ -14,7 +14,6 @@ what is known.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import re
 import typing
@@ -23,7 +22,7 @@ from typing import Any
 
 from schedbench.simcore.errors import SolverParameterError, UnknownSolverError
 from schedbench.simcore.fdcapture import captured_output
-from schedbench.simcore.plugins import entry_points_of
+from schedbench.simcore.plugins import entry_points_of, import_object
 from schedbench.simcore.solver import warm_up
 
 GROUP = "schedbench.solvers"
@@ -63,15 +62,11 @@ def load_object(spec: str) -> type:
         raise SolverParameterError(f"{spec!r}: expected module:Class, e.g. my_pkg.solver:MySolver")
     try:
         with captured_output(f"importing {module_name}"):  # a library's import-time banner
-            module = importlib.import_module(module_name)
+            obj = import_object(spec)
     except ImportError as exc:
         raise SolverParameterError(
             f"{spec!r}: cannot import module {module_name!r}: {exc}"
         ) from exc
-    try:
-        obj = module
-        for part in attr.split("."):
-            obj = getattr(obj, part)
     except AttributeError as exc:
         raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from exc
     problem = _not_a_solver_class(obj)

@@ -17,6 +17,7 @@ If the simulation stops on an error or Ctrl-C, what was computed so far is still
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import json
 import re
@@ -33,7 +34,8 @@ from schedbench.bench.suite.schema import Scenario
 from schedbench.instances.systems import PRESETS
 from schedbench.instances.units import rejection_warning
 from schedbench.simcore.engine import LIFECYCLES
-from schedbench.simcore.policies import BACKFILLS, POLICIES
+from schedbench.simcore.policies import BACKFILLS
+from schedbench.simcore.policy_registry import load_policy_class, policy_class, policy_options
 from schedbench.simcore.priority import PRIORITIES
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.recording import DecisionRecorder
@@ -64,9 +66,18 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--policy",
         default=None,
-        choices=sorted(POLICIES),
-        help="naive (Slurm-like baseline) or window (a solver picks from the window); "
+        metavar="NAME|module:Class",
+        help="a registered policy (see 'schedbench policies': naive, the Slurm-like baseline; "
+        "window, a solver picks from the window; plug-ins) or module:Class; "
         "default naive, or window when --solver is given",
+    )
+    p.add_argument(
+        "--policy-set",
+        dest="policy_params",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="policy option (repeatable; values read as Python literals, else as text)",
     )
     p.add_argument(
         "--solver",
@@ -154,19 +165,26 @@ def default_out_name(workload: str, policy: str, extra: str = "") -> str:
 
 def run(args: argparse.Namespace) -> int:
     policy_name = args.policy or ("window" if args.solver else "naive")
-    if policy_name == "window" and not args.solver:
+    cls = load_policy_class(policy_name) if ":" in policy_name else policy_class(policy_name)
+    decides = "solver" in policy_options(cls)  # the policy poses decision problems to a solver
+    if decides and not args.solver:
         print(
-            "schedbench: error: --policy window needs --solver NAME (see 'schedbench solvers')",
+            f"schedbench: error: --policy {policy_name} needs --solver NAME "
+            "(see 'schedbench solvers')",
             file=sys.stderr,
         )
         return 2
-    if policy_name == "naive" and args.solver:
-        print("schedbench: error: --solver is only used by --policy window", file=sys.stderr)
-        return 2
-    if args.record_decisions and policy_name != "window":
+    if args.solver and not decides:
         print(
-            "schedbench: error: --record-decisions needs the window policy "
-            "(--solver NAME; --solver naive records the baseline's decisions)",
+            f"schedbench: error: --solver is only used by a policy that decides with a solver "
+            f"(--policy window); {policy_name} takes none",
+            file=sys.stderr,
+        )
+        return 2
+    if args.record_decisions and not decides:
+        print(
+            "schedbench: error: --record-decisions needs a policy that poses decision problems "
+            "(--policy window --solver NAME; --solver naive records the baseline's decisions)",
             file=sys.stderr,
         )
         return 2
@@ -181,12 +199,21 @@ def run(args: argparse.Namespace) -> int:
         starvation_bound=args.starvation_bound,
         warmup_s=args.warmup,
         cooldown_s=args.cooldown,
+        policy_options=tuple(sorted(_literals(args.policy_params).items())),
     )
+    unknown = [k for k, _v in scenario.policy_options if k not in policy_options(cls)]
+    if unknown:
+        print(
+            f"schedbench: error: --policy-set {unknown[0]}: policy {policy_name!r} has no option "
+            f"{unknown[0]!r}; its options: {', '.join(policy_options(cls))}",
+            file=sys.stderr,
+        )
+        return 2
     loaded = load(scenario, on_bad_line="skip" if args.skip_bad_lines else "error")
     workload, system = loaded.workload, loaded.system
     budget = Budget(deadline_s=args.budget, seed=args.seed)
     solver = None
-    if policy_name == "window":
+    if decides:
         params = registry.parse_assignments(args.params)
         solver = registry.make_solver(args.solver, params)  # a name, or module:Class
         warm_up(solver)
@@ -205,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
 
     bar = _progress(len(workload), disable=args.no_progress)
-    log_file = (out / "decisions.jsonl").open("w") if policy_name == "window" else None
+    log_file = (out / "decisions.jsonl").open("w") if decides else None
 
     def log(entry: dict[str, Any]) -> None:
         assert log_file is not None
@@ -252,7 +279,7 @@ def run(args: argparse.Namespace) -> int:
             "wall_s": round(wall, 3),
             "jobs_per_s": round(len(workload) / wall, 1) if wall > 0 else None,
             "backfill": args.backfill,
-            "window": args.window if policy_name == "window" else None,
+            "window": args.window if "window" in policy_options(cls) else None,
             "budget_s": args.budget,
             "cleaning": dict(workload.cleaning),
             "units": {
@@ -297,9 +324,20 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     print(
         f"written: {out}/jobs.csv, metrics.json, schedule.swf"
-        + (", decisions.jsonl" if policy_name == "window" else "")
+        + (", decisions.jsonl" if decides else "")
     )
     return 0
+
+
+def _literals(items: list[str]) -> dict[str, Any]:
+    """``--policy-set`` items: each value a Python literal (``3``, ``0.5``, ``True``), else text."""
+    out: dict[str, Any] = {}
+    for key, value in registry.parse_assignments(items).items():
+        try:
+            out[key] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            out[key] = value  # plain text, e.g. a name
+    return out
 
 
 class _Bar:

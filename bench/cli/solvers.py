@@ -10,7 +10,9 @@ from typing import Any
 from tabulate import tabulate
 
 from schedbench.simcore.catalogue import catalogue, markdown_table
+from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import get_kind, known_kinds
+from schedbench.simcore.policy_registry import known_policies, policy_class, policy_options
 from schedbench.solvers import registry
 
 
@@ -19,6 +21,7 @@ def add_parser(sub: Any) -> None:
         "solvers", help="list registered solvers, the problem kinds they answer, their parameters"
     )
     sub.add_parser("kinds", help="list registered problem kinds and the solvers of each")
+    sub.add_parser("policies", help="list registered scheduling policies and their options")
     m = sub.add_parser("metrics", help="list every metric: unit, which way is better, definition")
     m.add_argument("--markdown", action="store_true", help="a Markdown table (the README's list)")
 
@@ -53,6 +56,20 @@ def run_kinds(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_policies(args: argparse.Namespace) -> int:
+    rows = []
+    for name in known_policies():
+        try:
+            cls = policy_class(name)
+        except SchedbenchError as exc:  # a broken plug-in is listed with its reason
+            rows.append([name, f"(cannot load: {exc})", ""])
+            continue
+        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        rows.append([name, doc, ", ".join(policy_options(cls))])
+    print(tabulate(rows, headers=["policy", "what it does", "options"], tablefmt="simple"))
+    return 0
+
+
 def run_metrics(args: argparse.Namespace) -> int:
     if args.markdown:
         print(markdown_table())
@@ -65,4 +82,9 @@ def run_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"solvers": run_solvers, "kinds": run_kinds, "metrics": run_metrics}
+COMMANDS = {
+    "solvers": run_solvers,
+    "kinds": run_kinds,
+    "policies": run_policies,
+    "metrics": run_metrics,
+}

@@ -106,7 +106,7 @@ _WORKLOADS: dict[str, Any] = {}
 
 
 def _policy_label(cell: SimulationCell) -> str:
-    return cell.policy if cell.solver is None else f"window:{cell.solver.id}"
+    return cell.policy if cell.solver is None else f"{cell.policy_name}:{cell.solver.id}"
 
 
 def execute_simulation(payload: dict[str, Any]) -> CellRecord:
@@ -130,7 +130,7 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         built = assemble(
             sc,
             loaded,
-            policy="naive" if cell.solver is None else "window",
+            policy=cell.policy_name,
             solver=solver,
             budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
         )
@@ -157,7 +157,7 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         instance=sc.workload,
         instance_hash=cell.scenario_hash,
         solver=_policy_label(cell),
-        solver_name=cell.solver.name if cell.solver else "naive",
+        solver_name=cell.solver.name if cell.solver else cell.policy_name,
         params={
             "system": sc.system,
             "priority": sc.priority,

@@ -14,8 +14,14 @@ from schedbench.instances.systems import resolve_system
 from schedbench.instances.units import fit_units
 from schedbench.instances.workloads import load_workload
 from schedbench.simcore.engine import SimOptions, Simulation
+from schedbench.simcore.errors import PolicyOptionError
 from schedbench.simcore.metrics import MeasurementWindow
-from schedbench.simcore.policies import NaivePolicy, WindowPolicy
+from schedbench.simcore.policy_registry import (
+    load_policy_class,
+    make_policy,
+    policy_class,
+    policy_options,
+)
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
@@ -34,17 +40,29 @@ class Assembled:
 
 
 def build_policy(policy: str, solver: Any, scenario: Scenario, budget: Budget) -> Any:
-    """The scheduling policy named ``policy`` (``naive`` or ``window``) with the scenario's
-    options; ``solver`` is the window policy's solver."""
-    if policy == "naive":
-        return NaivePolicy(backfill=scenario.backfill)
-    return WindowPolicy(
-        solver,
-        window=scenario.window,
-        starvation_bound=scenario.starvation_bound,
-        budget=budget,
-        backfill=scenario.backfill,
-    )
+    """The scheduling policy ``policy`` (a registered name or ``module:Class``,
+    ``simcore/policy_registry.py``), given the scenario's options that it accepts (``backfill``,
+    ``window``, ``starvation_bound``, ``budget``) and those of its ``policy_options`` it accepts
+    (the suite and the command line check that each is accepted by some policy); ``solver`` goes
+    to a policy that decides with one (an error for one that does not)."""
+    cls = load_policy_class(policy) if ":" in policy else policy_class(policy)
+    accepted = policy_options(cls)
+    if solver is not None and "solver" not in accepted:
+        raise PolicyOptionError(
+            f"policy {policy!r} takes no solver (its options: {', '.join(accepted)})"
+        )
+    offered = {
+        "solver": solver,
+        "backfill": scenario.backfill,
+        "window": scenario.window,
+        "starvation_bound": scenario.starvation_bound,
+        "budget": budget,
+    }
+    options = {
+        k: v for k, v in offered.items() if k in accepted and not (k == "solver" and v is None)
+    }
+    options.update((k, v) for k, v in scenario.policy_options if k in accepted)
+    return make_policy(policy, **options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from schedbench.bench.suite.schema import (
     Suite,
     SuiteError,
     make_solver_spec,
+    split_policy,
 )
 from schedbench.instances.sources import get_source
 from schedbench.simcore.errors import SchedbenchError
@@ -105,7 +106,7 @@ class DecisionCell:
 class SimulationCell:
     scenario: Scenario
     scenario_hash: str
-    policy: str  # "naive" or "window:<solver id>"
+    policy: str  # "POLICY" or "POLICY:<solver id>" as the suite wrote it
     solver: SolverSpec | None
     repetition: int
     seed: int
@@ -114,6 +115,10 @@ class SimulationCell:
     @property
     def family(self) -> str:
         return self.scenario.name
+
+    @property
+    def policy_name(self) -> str:
+        return split_policy(self.policy)[0]
 
     @property
     def legacy_id(self) -> str:
@@ -255,8 +260,9 @@ def simulation_cells(suite: Suite) -> list[SimulationCell]:
         digest = scenario_hash(scen)
         for pol in pols:
             spec = None
-            if pol != "naive":
-                n, prm = parse_solver_id(pol.removeprefix("window:"))
+            _name, solver_id = split_policy(pol)
+            if solver_id is not None:
+                n, prm = parse_solver_id(solver_id)
                 spec = make_solver_spec(n, prm)
             for rep in range(suite.repetitions):
                 cells.append(

@@ -46,7 +46,9 @@ the file, the key path and what was expected)::
 
 Sources (``source = ...``) are plug-ins: the built-ins, their keys, and how to add one are in
 ``instances/sources.py``; ``source = "my_pkg.mod:MySource"`` names a source class directly.
-A ``[[simulations]]`` table's ``policies`` list holds ``naive``, or ``window:SOLVER[params]``.
+A ``[[simulations]]`` table's ``policies`` list holds registered policy names (``naive``, a
+plug-in's), with the solver they decide with where they take one (``window:SOLVER[params]``);
+``policy_options = { ... }`` passes further options to the policies that accept them.
 
 Relative paths are resolved against the suite file's folder.
 """
@@ -68,7 +70,14 @@ from schedbench.instances.sources import (
     get_source,
 )
 from schedbench.instances.workloads import check_workload_spec
-from schedbench.simcore.errors import SchedbenchError, SolverParameterError, UnknownSolverError
+from schedbench.simcore.errors import (
+    PolicyOptionError,
+    SchedbenchError,
+    SolverParameterError,
+    UnknownPolicyError,
+    UnknownSolverError,
+)
+from schedbench.simcore.policy_registry import policy_class, policy_options
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
 from schedbench.solvers import registry
 from schedbench.solvers.registry import parse_solver_id
@@ -112,6 +121,15 @@ class Scenario:
     starvation_bound: int = 50
     warmup_s: float = 0.0
     cooldown_s: float = 0.0
+    #: Further keyword options for every policy of the scenario that accepts them.
+    policy_options: tuple[tuple[str, Any], ...] = ()
+
+
+def split_policy(text: str) -> tuple[str, str | None]:
+    """``POLICY`` or ``POLICY:SOLVER[params]`` (``window:dp``): the policy's registered name and
+    the id of the solver it decides with, if any."""
+    name, sep, solver = text.partition(":")
+    return name, (solver if sep else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +190,7 @@ _SIM_KEYS = {
     "window",
     "starvation_bound",
     "policies",
+    "policy_options",
     "warmup_s",
     "cooldown_s",
 }
@@ -448,6 +467,13 @@ def suite_from_dict(
             ),
             warmup_s=float(_seconds(src, sc, where, "warmup_s")),
             cooldown_s=float(_seconds(src, sc, where, "cooldown_s")),
+            policy_options=tuple(
+                sorted(
+                    _get(
+                        src, sc, "policy_options", where, dict, {}, expected="a table of options"
+                    ).items()
+                )
+            ),
         )
         if scen.name in {other.name for other, _ in scenarios}:
             raise SuiteError(src, f"{where}.name", "a simulation name used once", scen.name)
@@ -462,22 +488,38 @@ def suite_from_dict(
         )
         if len(set(map(str, pols))) != len(pols):
             raise SuiteError(src, f"{where}.policies", "each policy once", pols)
+        taken: set[str] = set()
         for j, pol in enumerate(pols):
-            if not isinstance(pol, str) or not (pol == "naive" or pol.startswith("window:")):
+            pwhere = f"{where}.policies[{j}]"
+            if not isinstance(pol, str) or not pol:
+                raise SuiteError(src, pwhere, "'POLICY' or 'POLICY:SOLVER[params]'", pol)
+            pol_name, solver_id = split_policy(pol)
+            try:
+                accepted = policy_options(policy_class(pol_name))
+            except (UnknownPolicyError, PolicyOptionError) as exc:
+                raise SuiteError(src, pwhere, "a registered policy", str(exc)) from exc
+            if solver_id is None and "solver" in accepted:
                 raise SuiteError(
-                    src, f"{where}.policies[{j}]", "'naive' or 'window:SOLVER[params]'", pol
+                    src, pwhere, f"'{pol_name}:SOLVER' (policy {pol_name!r} needs a solver)", pol
                 )
-            if pol != "naive":
+            if solver_id is not None:
+                if "solver" not in accepted:
+                    raise SuiteError(src, pwhere, f"'{pol_name}' alone (it takes no solver)", pol)
                 try:
-                    n, prm = parse_solver_id(pol.removeprefix("window:"))
+                    n, prm = parse_solver_id(solver_id)
                     make_solver_spec(n, prm)
                 except (SolverParameterError, UnknownSolverError) as exc:
                     raise SuiteError(
-                        src,
-                        f"{where}.policies[{j}]",
-                        "a registered solver and its parameters",
-                        str(exc),
+                        src, pwhere, "a registered solver and its parameters", str(exc)
                     ) from exc
+            taken.update(accepted)
+        unknown = [k for k, _v in scen.policy_options if k not in taken]
+        if unknown:
+            raise SuiteError(
+                src,
+                f"{where}.policy_options.{unknown[0]}",
+                f"an option one of the policies takes ({', '.join(sorted(taken))})",
+            )
         scenarios.append((scen, tuple(pols)))
 
     if not specs and not scenarios:
