@@ -65,6 +65,9 @@ def test_naive_easy_writes_every_output(swf, tmp_path, capsys):
     assert doc["metrics"]["jobs_rejected"] == 1 and doc["metrics"]["jobs_killed"] == 1
     assert doc["metrics"]["definitions"]["node_usage"]
     assert doc["config"]["policy"] == "naive+easy"
+    # the wait breakdowns the docstring promises (BBSched Figures 9-11), every measured job once
+    assert set(doc["breakdowns"]) == {"size", "bb", "runtime"}
+    assert sum(b["jobs"] for b in doc["breakdowns"]["size"]) == doc["metrics"]["jobs_measured"]
     assert (out / "schedule.swf").read_text().count("\n") >= 5
     assert not (out / "decisions.jsonl").exists()
     printed = capsys.readouterr().out
