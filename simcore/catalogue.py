@@ -1,10 +1,12 @@
 """The metric catalogue: every metric schedbench reports, described once (``metric_spec.py``).
 
-It gathers the simulation metrics (``simcore/metrics.py``), the latency summaries over a group
-of decisions (defined here, computed by ``simcore.indicators.latency_stats``), the ``failures``
-count, and the quality metrics of every registered problem kind (``ProblemKind.metrics``). The
-terminal tables, the HTML report, the regression gate and the README's metric list all read
-it, so a new kind's metrics appear everywhere without an edit there.
+It gathers the quality metrics of every registered problem kind (``ProblemKind.metrics``), the
+latency summaries over a group of decisions (defined here, computed by
+``simcore.indicators.latency_stats``), the ``failures`` count, and every group of metrics
+registered under the entry-point group ``schedbench.metrics`` (a tuple of ``MetricSpec``: the
+simulation metrics of ``simcore/metrics.py``, a reproduction's own metrics). The terminal
+tables, the HTML report, the regression gate and the README's metric list all read it, so new
+metrics appear everywhere without an edit there.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from functools import cache
 
 from schedbench.simcore.kinds.base import get_kind, known_kinds
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.metrics import SIMULATION_METRICS
+from schedbench.simcore.plugins import entry_points_of
 
 _LAT = "DESIGN.md Quality metrics"
 
@@ -94,14 +96,21 @@ def catalogue() -> dict[str, MetricSpec]:
     return dict(_catalogue(tuple(known_kinds())))
 
 
+GROUP = "schedbench.metrics"
+
+
 @cache
 def _catalogue(kinds: tuple[str, ...]) -> dict[str, MetricSpec]:
     out: dict[str, MetricSpec] = {}
     for name in kinds:
         for spec in get_kind(name).metrics:
             out.setdefault(spec.name, spec)
-    for spec in (*LATENCY_METRICS, *SIMULATION_METRICS):
+    for spec in LATENCY_METRICS:
         out.setdefault(spec.name, spec)
+    groups = entry_points_of(GROUP)
+    for group in sorted(groups, key=lambda g: (g != "simulation", g)):  # simulation first
+        for spec in groups[group].load():
+            out.setdefault(spec.name, spec)
     return out
 
 

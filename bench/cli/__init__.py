@@ -9,7 +9,9 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
 * ``table.py`` — ``schedbench table PROBLEM.json ...`` (every solver side by side);
 * ``check_solver.py`` — ``schedbench check-solver module:Class`` (the conformance suite);
 * ``simulate.py`` — ``schedbench simulate --workload SPEC ...`` (one trace-driven simulation);
-* ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate.
+* ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate;
+* ``reproduce.py`` — ``schedbench reproduce PAPER ...`` (one module per paper in
+  ``bench/reproduce/``).
 
 Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
 found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
@@ -28,6 +30,7 @@ from schedbench.bench.cli import (
     check_solver,
     compare,
     report,
+    reproduce,
     run,
     simulate,
     solve,
@@ -38,7 +41,7 @@ from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
 #: The sub-command modules, in the order ``schedbench --help`` lists them.
-MODULES = (solvers, solve, table, simulate, run, report, compare, check_solver)
+MODULES = (solvers, solve, table, simulate, run, report, compare, reproduce, check_solver)
 
 #: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
 #: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.
