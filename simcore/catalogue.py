@@ -38,6 +38,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source=_LAT,
         scope="latency",
         label="median",
+        short="median solve time",
     ),
     MetricSpec(
         "latency_p95_s",
@@ -47,6 +48,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source=_LAT,
         scope="latency",
         label="p95",
+        short="95th percentile",
     ),
     MetricSpec(
         "latency_max_s",
@@ -56,6 +58,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source=_LAT,
         scope="latency",
         label="max",
+        short="slowest solve",
     ),
     MetricSpec(
         "latency_sgm_s",
@@ -65,6 +68,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source=_LAT,
         scope="latency",
         label="sgm",
+        short="shifted geometric mean of the solve time",
     ),
     MetricSpec(
         "share_within_budget",
@@ -74,6 +78,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source=_LAT,
         scope="latency",
         label="in budget",
+        short="answered within the budget",
     ),
     MetricSpec(
         "failures",
@@ -84,6 +89,7 @@ LATENCY_METRICS: tuple[MetricSpec, ...] = (
         source="bench/store/records.py",
         scope="latency",
         label="failed",
+        short="cells without an answer",
     ),
 )
 

@@ -38,6 +38,8 @@ class MetricSpec:
     scope: Scope = "simulation"
     label: str = ""
     kind: str = ""
+    #: A few words for a table's legend ("" : the definition up to its first ";").
+    short: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not self.name.replace("_", "").isalnum():
@@ -58,6 +60,13 @@ class MetricSpec:
             )
         if not self.definition:
             raise ValueError(f"metric {self.name!r}: a definition is required")
+
+    @property
+    def brief(self) -> str:
+        """The legend text: ``short``, else the definition up to its first ``;`` or ``(``."""
+        if self.short:
+            return self.short
+        return self.definition.split(";")[0].split(" (")[0].strip()
 
     @property
     def header(self) -> str:

@@ -144,6 +144,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="share",
         direction="higher",
         source="BBSched §4.2",
+        short="node-hours used / available",
     ),
     MetricSpec(
         "bb_usage",
@@ -151,6 +152,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="share",
         direction="higher",
         source="BBSched §4.2",
+        short="burst-buffer GB-hours used / available",
     ),
     MetricSpec(
         "ssd_usage",
@@ -158,6 +160,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="share",
         direction="higher",
         source="BBSched §5 (f3)",
+        short="requested SSD GB-hours / available",
     ),
     MetricSpec(
         "ssd_waste",
@@ -165,6 +168,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="share",
         direction="lower",
         source="BBSched §5 (f4)",
+        short="SSD assigned but not requested",
     ),
     MetricSpec(
         "wait_mean_s",
@@ -172,6 +176,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="s",
         direction="lower",
         source="BBSched §4.2",
+        short="mean wait (start - submit)",
     ),
     MetricSpec(
         "wait_median_s",
@@ -200,6 +205,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="",
         direction="lower",
         source="BBSched §4.2",
+        short="mean slowdown",
     ),
     MetricSpec(
         "slowdown_median",
@@ -228,6 +234,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="",
         direction="lower",
         source="Feitelson et al. 1997",
+        short="mean bounded slowdown (tau = 10 s)",
     ),
     MetricSpec(
         "bounded_slowdown_median",
@@ -249,6 +256,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         unit="s",
         direction="lower",
         source="",
+        short="last release - first submit",
     ),
     MetricSpec(
         "throughput_jobs_per_s",

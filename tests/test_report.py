@@ -15,11 +15,13 @@ from typing import Any
 import pytest
 
 from schedbench.bench.report import (
+    KIVIAT_MAX,
     ReportError,
     decision_leaderboard,
     format_table,
     html_report,
     kiviat_axes,
+    kiviat_baseline,
     markdown_report,
     simulation_leaderboard,
 )
@@ -389,26 +391,36 @@ def test_simulation_leaderboard_hand_values(all_rows):
     naive = board[2]
     assert naive["decision_latency_median_s"] is None and naive["decisions"] == 0
 
-    # Kiviat S1, by hand: node (.6, .85, .7), BB (.5, .65, .8), 1/wait, 1/slowdown; 1 = best.
+    # Kiviat S1, by hand, as ratios to the baseline `naive` (node .6, BB .5, wait 1000, slowdown
+    # 10), above 1 better, fixed scale 0..2: ga (means of its completed runs) node .85, BB .65,
+    # wait 500, slowdown 4.5 (2.22 is drawn at the rim, 2).
     s1 = [e for e in board if e["scenario"] == "S1"]
     labels, values = kiviat_axes(s1)
-    assert labels == ["node usage", "BB usage", "1/avg wait", "1/avg slowdown"]
-    inv_slow = (1 / 10, 1 / 4.5, 1 / 8)
-    weighted_slow = (inv_slow[2] - inv_slow[0]) / (inv_slow[1] - inv_slow[0])
-    assert values["naive"] == pytest.approx([0.0, 0.0, 0.0, 0.0])
-    assert values["ga"] == pytest.approx([1.0, 0.5, 1.0, 1.0])
-    assert values["weighted"] == pytest.approx([0.4, 1.0, 0.25, weighted_slow])
-    assert ga["kiviat_score"] == pytest.approx(0.875)
+    assert labels == ["node usage", "BB usage", "avg wait", "avg slowdown"]
+    assert kiviat_baseline(s1) == "naive"
+    assert values["naive"] == pytest.approx([1.0, 1.0, 1.0, 1.0])
+    assert values["ga"] == pytest.approx([0.85 / 0.6, 0.65 / 0.5, 2.0, KIVIAT_MAX])
+    assert values["weighted"] == pytest.approx([0.7 / 0.6, 0.8 / 0.5, 1000 / 800, 10 / 8])
+    assert ga["vs_baseline"] == pytest.approx((0.85 / 0.6 + 0.65 / 0.5 + 2.0 + 2.0) / 4)
+    # a 1 % difference stays a 1 % difference (min-max normalisation made it fill the axis)
+    close = [
+        dict(s1[0], solver="a"),
+        dict(s1[0], solver="naive", node_usage=s1[0]["node_usage"] * 1.01),
+    ]
+    _labels, near = kiviat_axes(close)
+    assert near["a"][0] == pytest.approx(1 / 1.01)
 
     s5 = [e for e in board if e["scenario"] == "S5"]
     labels, values = kiviat_axes(s5)
-    assert labels[-2:] == ["SSD usage", "1/SSD waste"]
-    # Zero waste has an infinite reciprocal: 1 for that policy, 0 for the other.
-    assert values["constrained-ssd"] == pytest.approx([1.0] * 6)
-    assert values["naive"] == pytest.approx([0.0] * 6)
+    assert labels[-2:] == ["SSD usage", "SSD waste"]
+    # No waste against the baseline's 0.2 is drawn at the rim.
+    assert values["constrained-ssd"] == pytest.approx(
+        [0.7 / 0.6, 0.5 / 0.4, 500 / 400, 6 / 5, 0.7 / 0.5, KIVIAT_MAX]
+    )
+    assert values["naive"] == pytest.approx([1.0] * 6)
 
 
-def test_kiviat_single_policy_scores_one():
+def test_kiviat_single_policy_is_its_own_baseline():
     entries = [
         {
             "solver": "a",
@@ -419,7 +431,7 @@ def test_kiviat_single_policy_scores_one():
         }
     ]
     labels, values = kiviat_axes(entries)
-    assert labels == ["node usage", "1/avg wait", "1/avg slowdown"]
+    assert labels == ["node usage", "avg wait", "avg slowdown"]
     assert values == {"a": [1.0, 1.0, 1.0]}
 
 
@@ -450,7 +462,7 @@ def test_markdown_report(all_rows):
         "## Metric definitions",
     ):
         assert heading in text
-    assert "| solver" in text and "| family" in text and "kiviat_score" in text
+    assert "| solver" in text and "| family" in text and "vs_baseline" in text
     assert "bounded_slowdown_mean" in text and "Feitelson" in text  # simcore's definition
     only_sim = markdown_report([r for r in all_rows if r["kind"] == "simulation"])
     assert "_No decision cells._" in only_sim

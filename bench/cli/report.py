@@ -16,6 +16,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--html", default=None, metavar="OUT", help="write an HTML report with plots")
     p.add_argument("--markdown", action="store_true", help="print Markdown instead of plain text")
     p.add_argument(
+        "--wide", action="store_true", help="every column (default: what fits 100 columns)"
+    )
+    p.add_argument(
         "--all-latency",
         action="store_true",
         help="use latency rows measured concurrently too (default: alone only)",
@@ -30,10 +33,23 @@ def add_parser(sub: Any) -> None:
 
 
 def print_report(
-    store: Path, suite: str | None, *, markdown: bool, all_latency: bool, html: Path | None
+    store: Path,
+    suite: str | None,
+    *,
+    markdown: bool,
+    all_latency: bool,
+    html: Path | None,
+    wide: bool = False,
 ) -> None:
+    """The leaderboards (compact, at most 100 columns with a legend; every column with
+    ``wide`` or ``markdown``), the failed cells with their reasons, and the HTML report."""
     from schedbench.bench import report
     from schedbench.bench.report.html import html_report
+    from schedbench.bench.report.terminal import (
+        decision_table,
+        failed_table,
+        simulation_table,
+    )
     from schedbench.bench.store import ResultStore, StoreError
 
     with ResultStore(store, readonly=True) as st:
@@ -42,18 +58,19 @@ def print_report(
             raise StoreError(f"{store}: no suite {suite!r} in this store (suites: {known})")
         rows = st.rows(suite)
     fmt = "github" if markdown else "simple"
+    full = wide or markdown
     dec = report.decision_leaderboard(rows, alone_only=not all_latency)
     if dec:
         print("\nDecision quality and latency (per solver):")
-        print(report.format_table(dec, fmt=fmt))
+        print(report.format_table(dec, fmt=fmt) if full else decision_table(dec))
     sim = report.simulation_leaderboard(rows)
     if sim:
         print("\nSimulations (per scenario and policy):")
-        print(report.format_table(sim, fmt=fmt))
-    failures = report.failed_cells(rows)
+        print(report.format_table(sim, fmt=fmt) if full else simulation_table(sim))
+    failures = report.failed_cells(rows, width=None if not full else 100)
     if failures:
         print(f"\nFailed cells ({len(failures)}):")
-        print(report.format_table(failures[:20], fmt=fmt))
+        print(report.format_table(failures[:20], fmt=fmt) if full else failed_table(failures[:20]))
         if len(failures) > 20:
             print(f"... and {len(failures) - 20} more (all of them in the HTML report)")
     if html is not None:
@@ -85,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         markdown=args.markdown,
         all_latency=args.all_latency,
         html=Path(args.html) if args.html else None,
+        wide=args.wide,
     )
     return 0
 

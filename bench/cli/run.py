@@ -65,6 +65,9 @@ def add_parser(sub: Any) -> None:
     )
     r.add_argument("--no-progress", action="store_true")
     r.add_argument(
+        "--wide", action="store_true", help="every leaderboard column (default: 100 columns)"
+    )
+    r.add_argument(
         "--max-cells",
         type=int,
         default=None,
@@ -112,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         + f", {summary.errors} errors, {summary.wall_s:.1f} s; store {store}"
     )
     html = Path(args.html) if args.html else store.with_name(f"{suite.name}-report.html")
-    print_report(store, suite.name, markdown=False, all_latency=False, html=html)
+    print_report(store, suite.name, markdown=False, all_latency=False, html=html, wide=args.wide)
     return 1 if summary.errors else 0
 
 

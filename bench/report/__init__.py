@@ -6,6 +6,7 @@ the metric catalogue (``simcore/catalogue.py``)."""
 from schedbench.bench.report.html import html_report
 from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
+    KIVIAT_MAX,
     PLOT_KINDS,
     SIMULATION_COLUMNS,
     TABLE_FORMATS,
@@ -14,6 +15,7 @@ from schedbench.bench.report.tables import (
     failed_cells,
     format_table,
     kiviat_axes,
+    kiviat_baseline,
     markdown_report,
     n_objectives,
     reference_missing,
@@ -22,6 +24,7 @@ from schedbench.bench.report.tables import (
 
 __all__ = [
     "DECISION_COLUMNS",
+    "KIVIAT_MAX",
     "PLOT_KINDS",
     "SIMULATION_COLUMNS",
     "TABLE_FORMATS",
@@ -31,6 +34,7 @@ __all__ = [
     "format_table",
     "html_report",
     "kiviat_axes",
+    "kiviat_baseline",
     "markdown_report",
     "n_objectives",
     "reference_missing",

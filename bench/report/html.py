@@ -25,6 +25,7 @@ import numpy as np
 from schedbench.bench._io import atomic_write_text
 from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
+    KIVIAT_MAX,
     RANKING_NOTE,
     SIM_MEAN_METRICS,
     SIMULATION_COLUMNS,
@@ -36,6 +37,7 @@ from schedbench.bench.report.tables import (
     failed_cells,
     format_table,
     kiviat_axes,
+    kiviat_baseline,
     latency_rows,
     metric_definition,
     n_objectives,
@@ -229,9 +231,10 @@ def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, 
 
 
 def _plot_kiviat(
-    scenario: str, labels: Sequence[str], values: Mapping[str, Sequence[float]]
+    scenario: str, labels: Sequence[str], values: Mapping[str, Sequence[float]], baseline: str
 ) -> tuple[bytes, str]:
-    """A Kiviat (radar) chart: one closed polygon per policy over the normalised axes."""
+    """A Kiviat (radar) chart: one closed polygon per policy over the axes as ratios to the
+    baseline, on the fixed scale 0–KIVIAT_MAX (``tables.kiviat_axes``), the baseline dashed."""
     angles = np.linspace(0.0, 2.0 * math.pi, len(labels), endpoint=False)
     closed = np.append(angles, angles[0])
     fig = _figure(5.5, 5.5)
@@ -246,13 +249,24 @@ def _plot_kiviat(
     for text, angle in zip(ax.get_xticklabels(), angles, strict=True):
         c = math.cos(angle)
         text.set_horizontalalignment("left" if c > 0.1 else "right" if c < -0.1 else "center")
-    ax.set_ylim(0.0, 1.05)
+    ax.plot(np.linspace(0, 2 * math.pi, 100), np.ones(100), "k--", linewidth=0.8)
+    ax.set_ylim(0.0, KIVIAT_MAX * 1.02)
     ax.set_rlabel_position(math.degrees(angles[1]) / 2 if len(angles) > 1 else 0.0)
-    ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["", "0.5", "", "1"], fontsize=7)
+    ax.set_yticks([0.5, 1.0, 1.5, 2.0], ["0.5", "1", "1.5", "2"], fontsize=7)
     ax.set_title(scenario, pad=18)
+    fig.text(
+        0.5,
+        0.01,
+        f"ratio to {baseline} (dashed = 1; above 1 better: usage ÷ baseline, baseline ÷ wait, "
+        f"slowdown, waste); fixed scale 0–{KIVIAT_MAX:g}",
+        ha="center",
+        fontsize=7,
+    )
     ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
-    alt = f"Kiviat chart of {scenario} over {', '.join(labels)} (1 = best): " + "; ".join(
-        f"{solver} area score {float(np.mean(v)):.2f}" for solver, v in values.items()
+    alt = (
+        f"Kiviat chart of {scenario} over {', '.join(labels)}, each a ratio to {baseline} "
+        f"(1 = as the baseline, above 1 better, scale 0 to {KIVIAT_MAX:g}): "
+        + "; ".join(f"{solver} mean {float(np.mean(v)):.2f}" for solver, v in values.items())
     )
     return _png(fig), alt
 
@@ -332,7 +346,7 @@ def _definitions_html() -> str:
             *SIM_MEAN_METRICS,
             "decisions",
             "decision_latency_median_s",
-            "kiviat_score",
+            "vs_baseline",
         )
     ]
     return (
@@ -430,7 +444,7 @@ def html_report(
         if len(labels) < 3:
             kiviat += _note("kiviat", f"{name}: fewer than 3 metrics every policy has; no chart.")
             continue
-        png, alt = _plot_kiviat(name, labels, values)
+        png, alt = _plot_kiviat(name, labels, values, kiviat_baseline(group))
         plot_id = "plot-kiviat-" + _slug(name, taken)
         kiviat += _img(
             plot_id,

@@ -30,16 +30,20 @@ Decision leaderboard (:func:`decision_leaderboard`)
 
 Simulation leaderboard (:func:`simulation_leaderboard`)
     One row per (family, scenario = instance, solver/policy), averaging the runs (repetitions).
-    ``kiviat_score`` is the mean of the Kiviat axes normalised within the scenario (see below);
-    rows are sorted by family, scenario, then that score, best first.
+    ``vs_baseline`` is the mean of the Kiviat axes (below): 1 = as the scenario's baseline,
+    above 1 better; rows are sorted by family, scenario, then that value, best first.
 
-Kiviat charts (BBSched Figures 13–14)
-    Axes: node usage, BB usage, 1/avg wait, 1/avg slowdown, and SSD usage and 1/SSD waste when
-    present. Each axis is normalised across the policies of a scenario to [0, 1] with 1 = best
-    and 0 = worst: (v − min) / (max − min) of the (reciprocal) value; every policy gets 1 when all
-    are equal. A zero wait, slowdown or waste has an infinite reciprocal: those policies get 1
-    and the others 0 on that axis. An axis is drawn only when every policy of the scenario has a
-    value for it (no burst buffer, no SSD: no such axis).
+Kiviat charts (BBSched Figures 13–14), on a fixed scale (issue 18)
+    Axes: node usage, BB usage, avg wait, avg slowdown, and SSD usage and SSD waste when present.
+    Each axis is the policy's value as a ratio to the scenario's *baseline* policy — ``naive``
+    (BBSched's Slurm-like baseline) when the scenario has it, else the first policy by name —
+    oriented so that above 1 is better: v / v_base for usage, v_base / v for wait, slowdown and
+    waste. The scale is fixed, 0 to :data:`KIVIAT_MAX` (= 2, twice as good; values beyond are
+    drawn at the rim), and the baseline is the unit circle, so a 1 % difference looks like 1 %:
+    min–max normalisation over the policies shown (what the report did before) made any
+    difference fill the whole axis. A zero wait (slowdown, waste) against a positive baseline
+    counts as the rim; a positive one against a zero baseline as 0; both zero as 1. An axis is
+    drawn only when every policy has a value and the baseline's usage value is positive.
 
 The HTML report is in ``html.py``.
 """
@@ -113,7 +117,8 @@ SIMULATION_COLUMNS: dict[str, str] = {
     "failures": "runs that did not complete; their metrics are left out of the means",
     "decisions": "total scheduling decisions with a recorded latency, over the runs",
     "decision_latency_median_s": "median over the runs of each run's median decision latency (s)",
-    "kiviat_score": "mean of the normalised Kiviat axes in this scenario (1 = best on every axis)",
+    "vs_baseline": "mean ratio to the scenario's baseline policy over the Kiviat axes "
+    "(1 = as the baseline, above 1 better; fixed scale 0-2)",
 }
 
 #: Simulation metrics averaged over runs, in column order (definitions in the metric catalogue).
@@ -128,15 +133,18 @@ SIM_MEAN_METRICS = (
 )
 _SSD_METRICS = ("ssd_usage", "ssd_waste")
 
-#: Kiviat axes: (label, metric, True when the reciprocal is plotted).
+#: Kiviat axes: (label, metric, True when lower is better: the ratio is baseline / value).
 _KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
     ("node usage", "node_usage", False),
     ("BB usage", "bb_usage", False),
-    ("1/avg wait", "wait_mean_s", True),
-    ("1/avg slowdown", "slowdown_mean", True),
+    ("avg wait", "wait_mean_s", True),
+    ("avg slowdown", "slowdown_mean", True),
     ("SSD usage", "ssd_usage", False),
-    ("1/SSD waste", "ssd_waste", True),
+    ("SSD waste", "ssd_waste", True),
 )
+
+#: The rim of the Kiviat charts: twice as good as the baseline.
+KIVIAT_MAX = 2.0
 
 
 def metric_definition(name: str) -> str:
@@ -420,35 +428,41 @@ def _scenario(row: Mapping[str, Any]) -> str:
     return str(row.get("instance") or row.get("family") or "")
 
 
-def _normalise(values: Sequence[float]) -> list[float]:
-    """Min-max to [0, 1] of higher-is-better values (which may be +inf); all equal -> all 1."""
-    if any(math.isinf(v) for v in values):
-        return [1.0 if math.isinf(v) else 0.0 for v in values]
-    lo, hi = min(values), max(values)
-    if hi == lo:
-        return [1.0] * len(values)
-    return [(v - lo) / (hi - lo) for v in values]
+def kiviat_baseline(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The scenario's baseline policy: ``naive`` when present, else the first by name."""
+    names = sorted(str(e["solver"]) for e in entries)
+    return "naive" if "naive" in names else (names[0] if names else "")
+
+
+def _ratio(value: float, base: float, lower_is_better: bool) -> float:
+    """``value`` against ``base``, above 1 better, clipped to [0, KIVIAT_MAX]."""
+    good, ref = (base, value) if lower_is_better else (value, base)
+    ratio = (1.0 if good == 0 else KIVIAT_MAX) if ref == 0 else good / ref
+    return min(max(ratio, 0.0), KIVIAT_MAX)
 
 
 def kiviat_axes(
     entries: Sequence[Mapping[str, Any]],
 ) -> tuple[list[str], dict[str, list[float]]]:
-    """Kiviat axes of one scenario: (axis labels, {solver: values in [0, 1], 1 = best}).
+    """Kiviat axes of one scenario: (axis labels, {solver: ratios to the baseline, 1 = as the
+    baseline, above 1 better, in [0, KIVIAT_MAX]}).
 
-    ``entries`` are simulation leaderboard rows of one scenario (one per policy). See the module
-    docstring for the axes and the normalisation; an axis some policy has no value for is left
-    out.
+    ``entries`` are simulation leaderboard rows of one scenario (one per policy); the baseline
+    is :func:`kiviat_baseline`. See the module docstring for the axes and the scale.
     """
+    base_name = kiviat_baseline(entries)
+    base = next((e for e in entries if str(e["solver"]) == base_name), None)
     labels: list[str] = []
     columns: list[list[float]] = []
-    for label, metric, reciprocal in _KIVIAT_AXES:
+    for label, metric, lower in _KIVIAT_AXES:
         raw = [number(e.get(metric)) for e in entries]
-        present = [v for v in raw if v is not None]
-        if not entries or len(present) < len(raw):
+        ref = number(base.get(metric)) if base is not None else None
+        if not entries or ref is None or any(v is None for v in raw):
             continue
-        values = [math.inf if v == 0 else 1.0 / v for v in present] if reciprocal else present
+        if not lower and ref <= 0:
+            continue  # no usage on the baseline: no ratio to draw
         labels.append(label)
-        columns.append(_normalise(values))
+        columns.append([_ratio(v, ref, lower) for v in raw if v is not None])
     by_solver = {str(e["solver"]): [column[i] for column in columns] for i, e in enumerate(entries)}
     return labels, by_solver
 
@@ -499,12 +513,12 @@ def simulation_leaderboard(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, 
     for group in by_scenario.values():
         labels, values = kiviat_axes(group)
         for e in group:
-            e["kiviat_score"] = float(np.mean(values[e["solver"]])) if labels else None
+            e["vs_baseline"] = float(np.mean(values[e["solver"]])) if labels else None
     entries.sort(
         key=lambda e: (
             e["family"] or "",
             e["scenario"] or "",
-            -(e["kiviat_score"] if e["kiviat_score"] is not None else -math.inf),
+            -(e["vs_baseline"] if e["vs_baseline"] is not None else -math.inf),
             e["solver"],
         )
     )
@@ -575,7 +589,7 @@ def _definitions_markdown() -> str:
         text = SIMULATION_COLUMNS.get(key) or metric_definition(key)
         suffix = "; mean over the completed runs" if key in SIM_MEAN_METRICS else ""
         lines.append(f"- `{key}`: {text}{suffix}")
-    for key in ("decisions", "decision_latency_median_s", "kiviat_score"):
+    for key in ("decisions", "decision_latency_median_s", "vs_baseline"):
         lines.append(f"- `{key}`: {SIMULATION_COLUMNS[key]}")
     return "\n".join(lines)
 

@@ -3,7 +3,8 @@ here, not in the simulation core)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tabulate import tabulate
@@ -61,3 +62,198 @@ def format_summary(metrics: Mapping[str, Any]) -> str:
     return tabulate(
         rows, headers=("metric", "value"), tablefmt="simple", colalign=("left", "right")
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Leaderboards that fit a terminal (issue 18): a few columns, units in the headers, numbers
+# rounded to what the noise allows, a legend from the metric catalogue under the table.
+# ``--wide`` prints every column instead (``tables.format_table``).
+# ---------------------------------------------------------------------------------------------
+
+#: Default width of terminal tables (characters).
+WIDTH = 100
+
+#: Unit suffixes of column headers (left out of the legend's names).
+_UNITS = (" %", " ms", " h", " s")
+
+
+def _num(value: Any) -> float | None:
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if value != value else float(value)  # NaN -> None
+
+
+def _pct(value: Any) -> str:
+    v = _num(value)
+    if v is None:
+        return "-"
+    if v == 0:
+        return "0"
+    return f"{100 * v:.1f}" if abs(v) >= 0.001 else f"{100 * v:.2g}"
+
+
+def _ms(value: Any) -> str:
+    v = _num(value)
+    if v is None:
+        return "-"
+    ms = 1e3 * v
+    return f"{ms:,.0f}" if ms >= 100 else f"{ms:.3g}"
+
+
+def _hours(value: Any) -> str:
+    v = _num(value)
+    return "-" if v is None else f"{v / 3600:.2f}"
+
+
+def _sig(value: Any) -> str:
+    v = _num(value)
+    if v is None:
+        return "-"
+    return "0" if v == 0 else f"{v:.3g}"
+
+
+def _int(value: Any) -> str:
+    v = _num(value)
+    return "-" if v is None else f"{int(v):,}"
+
+
+def _text(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One compact column: header (with unit), leaderboard key, formatter, legend text (or the
+    catalogue metric whose brief text is the legend)."""
+
+    header: str
+    key: str
+    fmt: Callable[[Any], str]
+    legend: str = ""
+    metric: str = ""
+
+
+DECISION_COLUMNS: tuple[Column, ...] = (
+    Column("solver", "solver", _text),
+    Column("cells", "cells", _int),
+    Column("fail %", "fail_share", _pct, "no answer (error, timeout)"),
+    Column("gap %", "primal_gap", _pct, metric="primal_gap"),
+    Column("IGD+", "igd_plus", _sig, metric="igd_plus"),
+    Column("front %", "front_found", _pct, metric="front_found"),
+    Column("obj gap %", "objective_gap", _pct, metric="objective_gap"),
+    Column("median ms", "median_s", _ms, metric="latency_median_s"),
+    Column("p95 ms", "p95_s", _ms, metric="latency_p95_s"),
+    Column("in budget %", "within_budget", _pct, metric="share_within_budget"),
+)
+
+SIMULATION_COLUMNS: tuple[Column, ...] = (
+    Column("scenario", "family", _text),
+    Column("policy", "solver", _text),
+    Column("runs", "runs", _int),
+    Column("fail", "failures", _int, "runs that did not complete"),
+    Column("node %", "node_usage", _pct, metric="node_usage"),
+    Column("BB %", "bb_usage", _pct, metric="bb_usage"),
+    Column("SSD %", "ssd_usage", _pct, metric="ssd_usage"),
+    Column("wait h", "wait_mean_s", _hours, metric="wait_mean_s"),
+    Column("bsld", "bounded_slowdown_mean", _sig, metric="bounded_slowdown_mean"),
+    Column("vs base", "vs_baseline", _sig, "mean ratio to the baseline policy (> 1 better)"),
+)
+
+
+def _fit(cells: list[list[str]], headers: list[str], width: int, render: Callable[[], str]) -> str:
+    """``render()`` the table, shortening the two leading text columns (the widest first, with
+    an ellipsis) until no line is wider than ``width`` or they cannot shrink further."""
+    while True:
+        table = render()
+        if max(len(line) for line in table.splitlines()) <= width:
+            return table
+        widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+        text_cols = [i for i in range(min(len(headers), 4)) if widths[i] > 8]
+        if not text_cols:
+            return table
+        i = max(text_cols, key=lambda c: widths[c])
+        if widths[i] <= max(len(headers[i]), 8):
+            return table  # nothing left to shorten sensibly
+        limit = widths[i] - 1
+        for r in cells:
+            if len(r[i]) > limit:
+                r[i] = r[i][: limit - 1] + "…"
+
+
+def compact_table(
+    entries: Sequence[Mapping[str, Any]], columns: Sequence[Column], *, width: int = WIDTH
+) -> str:
+    """``entries`` (leaderboard rows) as a table of at most ``width`` characters with the given
+    columns (a column with no value in any row is left out) and a legend under it, generated
+    from the metric catalogue."""
+    from schedbench.simcore.catalogue import catalogue
+
+    shown = [
+        c
+        for c in columns
+        if any(
+            _num(e.get(c.key)) is not None or (c.fmt is _text and e.get(c.key) is not None)
+            for e in entries
+        )
+    ]
+    headers = [c.header for c in shown]
+    cells = [[c.fmt(e.get(c.key)) for c in shown] for e in entries]
+    align = ["left" if c.fmt is _text else "right" for c in shown]
+
+    def render() -> str:
+        return str(
+            tabulate(
+                cells, headers=headers, tablefmt="simple", disable_numparse=True, colalign=align
+            )
+        )
+
+    table = _fit(cells, headers, width, render)
+    specs = catalogue()
+    parts = []
+    for c in shown:
+        text = c.legend or (specs[c.metric].brief if c.metric in specs else "")
+        if text:
+            name = c.header.rsplit(" ", 1)[0] if c.header.endswith(_UNITS) else c.header
+            parts.append(f"{name}: {text}")
+    return table + "\n" + _wrap(" · ".join(parts), width)
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width=width))
+
+
+def decision_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
+    """The decision leaderboard (``tables.decision_leaderboard``) for a terminal."""
+    entries = [
+        {**e, "fail_share": (e["failures"] / e["cells"]) if e.get("cells") else None} for e in board
+    ]
+    return compact_table(entries, DECISION_COLUMNS, width=width)
+
+
+def simulation_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
+    """The simulation leaderboard (``tables.simulation_leaderboard``) for a terminal."""
+    return compact_table(board, SIMULATION_COLUMNS, width=width)
+
+
+FAILED_COLUMNS: tuple[Column, ...] = (
+    Column("reason", "reason", _text),
+    Column("solver", "solver", _text),
+    Column("family", "family", _text),
+    Column("instance", "instance", _text),
+    Column("rep", "rep", _int),
+    Column("status", "status", _text),
+)
+
+
+def failed_table(failures: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
+    """Failed cells (``tables.failed_cells``) with their reasons, shortened to fit ``width``:
+    the reason first, so it is what a terminal shows whole."""
+    cells = [[c.fmt(f.get(c.key)) for c in FAILED_COLUMNS] for f in failures]
+    headers = [c.header for c in FAILED_COLUMNS]
+
+    def render() -> str:
+        return str(tabulate(cells, headers=headers, tablefmt="simple", disable_numparse=True))
+
+    return _fit(cells, headers, width, render)

@@ -170,6 +170,7 @@ def gap_metrics(kind: str, objective: str) -> tuple[MetricSpec, ...]:
             scope="decision",
             label="gap",
             kind=kind,
+            short=f"gap of the {objective} to the exact answer",
         ),
         MetricSpec(
             "answer_valid",

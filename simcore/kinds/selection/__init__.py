@@ -39,6 +39,7 @@ class SelectionKind(ProblemKind):
             scope="decision",
             label="gap",
             kind="selection",
+            short="primal gap to the optimum (1 objective)",
         ),
         MetricSpec(
             "primal_integral",
@@ -50,6 +51,7 @@ class SelectionKind(ProblemKind):
             scope="decision",
             label="integral",
             kind="selection",
+            short="primal gap integrated over the budget",
         ),
         MetricSpec(
             "igd_plus",
@@ -60,6 +62,7 @@ class SelectionKind(ProblemKind):
             scope="decision",
             label="IGD+",
             kind="selection",
+            short="distance to the exact front (0 = all of it)",
         ),
         MetricSpec(
             "gd",
@@ -79,6 +82,7 @@ class SelectionKind(ProblemKind):
             scope="decision",
             label="HV ratio",
             kind="selection",
+            short="hypervolume / the exact front's",
         ),
         MetricSpec(
             "front_found",
@@ -89,6 +93,7 @@ class SelectionKind(ProblemKind):
             scope="decision",
             label="front",
             kind="selection",
+            short="share of the exact front found",
         ),
         MetricSpec(
             "front_size",
