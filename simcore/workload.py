@@ -128,6 +128,11 @@ class Workload:
         return self.max_nodes or self.max_procs
 
     @property
+    def user_id(self) -> np.ndarray:
+        """The SWF user id (field 12) of every job, int64 (-1 = unknown)."""
+        return self.swf[:, SWF_INDEX["user_id"]].astype(np.int64)
+
+    @property
     def procs_per_node(self) -> int | None:
         """Processors per node from the header (MaxProcs / MaxNodes when both are given and
         divide evenly), else None."""

@@ -520,7 +520,7 @@ def test_html_report_full(all_rows, tmp_path):
         "plot-kiviat-bbsched-s5",
     ]
     assert len(set(ids)) == len(ids) == 6
-    assert page.notes == []
+    assert page.notes == ["schedules"]  # no run folders: the schedule pictures say why not
     check_pngs(page.imgs)
     text = out.read_text(encoding="utf-8")
     assert "Full &lt;report&gt;" in text
@@ -535,7 +535,7 @@ def test_html_report_decision_only_notes_kiviat(tmp_path):
     page = parse(out)
     kinds = [img["data-plot"] for img in page.imgs]
     assert "kiviat" not in kinds and kinds.count("pareto") == 2
-    assert set(page.notes) == {"kiviat", "table-simulation"}
+    assert set(page.notes) == {"kiviat", "table-simulation", "schedules"}
     assert "No simulation cells: no Kiviat charts." in out.read_text(encoding="utf-8")
     check_pngs(page.imgs)
 
@@ -552,6 +552,7 @@ def test_html_report_without_rows_has_only_notes(tmp_path):
         "latency-budget",
         "pareto",
         "kiviat",
+        "schedules",
     }
 
 

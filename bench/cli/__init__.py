@@ -9,6 +9,7 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
 * ``table.py`` — ``schedbench table PROBLEM.json ...`` (every solver side by side);
 * ``check_solver.py`` — ``schedbench check-solver module:Class`` (the conformance suite);
 * ``simulate.py`` — ``schedbench simulate --workload SPEC ...`` (one trace-driven simulation);
+* ``plot.py`` — ``schedbench plot gantt|usage RUN_DIR [RUN_DIR]`` (pictures of a schedule);
 * ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate;
 * ``reproduce.py`` — ``schedbench reproduce PAPER ...`` (one module per paper in
   ``bench/reproduce/``).
@@ -29,6 +30,7 @@ from collections.abc import Callable, Sequence
 from schedbench.bench.cli import (
     check_solver,
     compare,
+    plot,
     report,
     reproduce,
     run,
@@ -41,7 +43,7 @@ from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
 #: The sub-command modules, in the order ``schedbench --help`` lists them.
-MODULES = (solvers, solve, table, simulate, run, report, compare, reproduce, check_solver)
+MODULES = (solvers, solve, table, simulate, plot, run, report, compare, reproduce, check_solver)
 
 #: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
 #: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.

@@ -74,7 +74,9 @@ def print_report(
         if len(failures) > 20:
             print(f"... and {len(failures) - 20} more (all of them in the HTML report)")
     if html is not None:
-        out = html_report(rows, html, title=f"schedbench: {suite or store.name}")
+        out = html_report(
+            rows, html, title=f"schedbench: {suite or store.name}", runs_root=store.parent
+        )
         print(f"\nHTML report: {out}")
 
 

@@ -365,20 +365,63 @@ def _plot_or_note(
     return _img(plot_id, kind, made[0], made[1], caption) if made else _note(kind, note)
 
 
+def _schedules(
+    sim_rows: Sequence[Mapping[str, Any]],
+    runs_root: str | os.PathLike[str] | None,
+    limit: int,
+    taken: set[str],
+) -> str:
+    """Gantt and usage pictures of the first repetition of up to ``limit`` simulation cells."""
+    from schedbench.bench.report import schedule_plots as sp
+
+    if runs_root is None:
+        return _note("schedules", "No run folders given: no schedule pictures.")
+    found = []
+    for r in sim_rows:
+        folder = Path(runs_root) / f"{r.get('suite')}-runs" / str(r.get("cell_id"))
+        if r.get("repetition", 0) == 0 and (folder / "jobs.csv").is_file():
+            found.append((r, folder))
+    if not found:
+        return _note("schedules", "No simulation cell wrote its schedule: no pictures.")
+    out = ""
+    for r, folder in found[:limit]:
+        try:
+            run = sp.load_run(folder)
+        except sp.PlotError as exc:
+            out += _note("schedules", f"{r.get('family')} {r.get('solver')}: {exc}")
+            continue
+        name = f"{r.get('family')} / {r.get('solver')}"
+        for kind, draw in (("gantt", sp.gantt), ("usage", sp.usage)):
+            png = sp.png_bytes(draw, [run])
+            plot_id = f"plot-{kind}-" + _slug(name, taken)
+            what = "jobs on nodes over time" if kind == "gantt" else "resources in use and queue"
+            out += _img(
+                plot_id, kind, png, f"{kind} of {name}: {what}; {run.caption}", f"{name}: {what}"
+            )
+    if len(found) > limit:
+        out += _note("schedules", f"{len(found) - limit} more simulation cells not drawn.")
+    return out
+
+
 def html_report(
     rows: Iterable[Mapping[str, Any]],
     out_path: str | os.PathLike[str],
     *,
     title: str = "schedbench report",
     pareto_instances: int = 4,
+    runs_root: str | os.PathLike[str] | None = None,
+    schedules: int = 8,
 ) -> Path:
     """Write the HTML report of ``rows`` to ``out_path`` (atomically) and return its path.
 
     Sections: the leaderboards as tables, quality against latency (``id="plot-quality-latency"``),
     latency against the budget (``id="plot-latency-budget"``), the Pareto sets of up to
     ``pareto_instances`` M = 2 instances over their exact front (``id="plot-pareto-<slug>"``),
-    one Kiviat chart per simulation scenario (``id="plot-kiviat-<slug>"``), and the metric
-    definitions. Every image has ``data-plot`` set to its kind (:data:`PLOT_KINDS`).
+    one Kiviat chart per simulation scenario (``id="plot-kiviat-<slug>"``), the schedules of up
+    to ``schedules`` simulation cells (a Gantt chart and a usage plot each, ``data-plot``
+    ``gantt`` / ``usage``, from ``<runs_root>/<suite>-runs/<cell_id>/`` where the runner wrote
+    them), and the metric definitions. Every image has ``data-plot`` set to its kind
+    (:data:`PLOT_KINDS`).
     """
     rows = list(rows)
     out = Path(out_path)
@@ -451,10 +494,13 @@ def html_report(
             "kiviat",
             png,
             alt,
-            f"{name}: each axis normalised 0-1 across policies, 1 = best",
+            f"{name}: each axis a ratio to {kiviat_baseline(group)} (1 = as the baseline, "
+            f"above 1 better), fixed scale 0-{KIVIAT_MAX:g}",
         )
     if not scenarios:
         kiviat = _note("kiviat", "No simulation cells: no Kiviat charts.")
+
+    schedule_html = _schedules(sim_rows, runs_root, schedules, taken)
 
     body = "".join(
         [
@@ -468,9 +514,12 @@ def html_report(
                 "section-kiviat",
                 "Simulation: Kiviat charts (BBSched Figures 13-14)",
                 kiviat,
-                "Axes: node usage, BB usage, 1/avg wait, 1/avg slowdown (SSD usage and 1/SSD "
-                "waste when present), each normalised 0-1 across the policies of the scenario.",
+                "Axes: node usage, BB usage, avg wait, avg slowdown (SSD usage and SSD waste when "
+                "present), each the policy's value as a ratio to the scenario's baseline policy "
+                "(naive when present), oriented so that above 1 is better, on a fixed scale from "
+                f"0 to {KIVIAT_MAX:g}: a 1 % difference looks like 1 %.",
             ),
+            _section("section-schedules", "Simulation: schedules", schedule_html),
             _section("section-definitions", "Metric definitions", _definitions_html()),
         ]
     )

@@ -73,7 +73,7 @@ class ReportError(SchedbenchError, ValueError):
 TABLE_FORMATS = ("simple", "github", "html")
 
 #: ``data-plot`` kinds of the HTML report, in page order.
-PLOT_KINDS = ("quality-latency", "latency-budget", "pareto", "kiviat")
+PLOT_KINDS = ("quality-latency", "latency-budget", "pareto", "kiviat", "gantt", "usage")
 
 #: Decision statuses that deliver an answer (``simcore.problem.Status`` values, less ``error``).
 _ANSWER_STATUSES = frozenset({"optimal", "feasible", "timeout", "infeasible"})

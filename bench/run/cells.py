@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench.run.isolate import solve_isolated
+from schedbench.bench.run.outputs import write_outputs
 from schedbench.bench.run.simulation import assemble, load
 from schedbench.bench.run.supervisor import Failure
 from schedbench.bench.store.records import COMPLETED, CellRecord
@@ -137,7 +138,18 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         t = time.perf_counter()
         result = built.simulation.run()
         wall = time.perf_counter() - t
-        metrics = _numbers(compute_metrics(result, built.window, budget_s=cell.budget_s))
+        full = compute_metrics(result, built.window, budget_s=cell.budget_s)
+        if payload.get("runs_dir"):  # the schedule, for the report's pictures
+            result.config["cell_id"] = cell.cell_id
+            write_outputs(
+                result,
+                Path(payload["runs_dir"]) / cell.cell_id,
+                built.window,
+                budget_s=cell.budget_s,
+                metrics=full,
+                swf=False,
+            )
+        metrics = _numbers(full)
         metrics["wall_s"] = wall
         metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on

@@ -165,8 +165,15 @@ def run_suite(
                 "isolate": isolate or c.solver.isolate,
             }
         )
+    runs_dir = runs_folder(store_path, suite.name)
     payloads += [
-        {"kind": "simulation", "cell": c, "isolate": False, "base_dir": str(suite.base_dir)}
+        {
+            "kind": "simulation",
+            "cell": c,
+            "isolate": False,
+            "base_dir": str(suite.base_dir),
+            "runs_dir": str(runs_dir),
+        }
         for c in scells
     ]
     config = {
@@ -227,6 +234,12 @@ def run_suite(
         errors,
         1000 * sorted(overheads)[len(overheads) // 2] if overheads else None,
     )
+
+
+def runs_folder(store_path: Path, suite: str) -> Path:
+    """Where a suite's simulation cells write their schedules (jobs.csv, usage.csv,
+    metrics.json per cell id), next to the store: ``<store folder>/<suite>-runs/``."""
+    return store_path.parent / f"{suite}-runs"
 
 
 def _bar(total: int, show: bool, name: str) -> Any:
