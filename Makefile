@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 
-.PHONY: run table simulate suites test test-fast test-slow test-deep bench bench-sim bench-pytest lint typecheck lock clean
+.PHONY: run table simulate suites test test-fast browser figures test-slow test-deep bench bench-sim bench-pytest lint typecheck lock clean
 
 # PIP_CONSTRAINT (not -c) so that the pins also hold inside pip's isolated build environment
 # (setuptools, wheel), not only for the packages installed into the venv.
@@ -38,10 +38,21 @@ simulate: $(STAMP)
 
 # `make test` is what CI runs (.ci/run): lint and format check, type check, then the default
 # test pass (hypothesis derandomised: the same examples every run).
-test: lint typecheck test-fast
+test: lint typecheck browser
+	SCHEDBENCH_REQUIRE_BROWSER=$$(command -v chromium >/dev/null 2>&1 && echo 1) $(BIN)/python -m pytest
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The HTML report's accessibility and layout check runs in a real headless browser: Debian's
+# chromium, installed here when missing (CI machines reach Debian's package registry).
+# Without apt-get (not Debian) the check is skipped, with a warning.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the HTML report's browser check"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "warning: no chromium and no apt-get: the report's browser check is skipped"; fi; }
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow

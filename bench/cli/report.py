@@ -57,6 +57,18 @@ def print_report(
             known = ", ".join(st.suites()) or "none"
             raise StoreError(f"{store}: no suite {suite!r} in this store (suites: {known})")
         rows = st.rows(suite)
+        commits = sorted(
+            {
+                str((run.get("provenance") or {}).get("git", {}).get("commit", ""))[:12]
+                + (
+                    "+dirty"
+                    if ((run.get("provenance") or {}).get("git") or {}).get("dirty")
+                    else ""
+                )
+                for run in st.runs(suite)
+                if (run.get("provenance") or {}).get("git")
+            }
+        )
     fmt = "github" if markdown else "simple"
     full = wide or markdown
     dec = report.decision_leaderboard(rows, alone_only=not all_latency)
@@ -74,8 +86,14 @@ def print_report(
         if len(failures) > 20:
             print(f"... and {len(failures) - 20} more (all of them in the HTML report)")
     if html is not None:
+        suites = sorted({str(r.get("suite")) for r in rows})
+        source = f"suite {', '.join(suites)} | commit {', '.join(commits) or 'unknown'}"
         out = html_report(
-            rows, html, title=f"schedbench: {suite or store.name}", runs_root=store.parent
+            rows,
+            html,
+            title=f"schedbench: {suite or store.name}",
+            runs_root=store.parent,
+            source=source,
         )
         print(f"\nHTML report: {out}")
 

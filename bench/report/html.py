@@ -17,6 +17,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,14 @@ def _matplotlib_at_least(major: int, minor: int) -> bool:
     return found >= (major, minor)
 
 
+#: What every plot of the report being drawn came from (suite, commit), stamped on it.
+_SOURCE: ContextVar[str] = ContextVar("report_source", default="")
+
+
 def _png(fig: Any) -> bytes:
+    source = _SOURCE.get()
+    if source:  # every picture says where it came from (issue 18)
+        fig.text(0.0, 0.0, source, fontsize=6, color="0.35", ha="left", va="bottom")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue()
@@ -106,6 +114,9 @@ def _plot_quality_latency(rows: Sequence[Mapping[str, Any]]) -> tuple[bytes, str
         for x, y, name in points:
             ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
         ax.set_xscale("log")
+        from matplotlib.ticker import NullFormatter
+
+        ax.xaxis.set_minor_formatter(NullFormatter())  # decade labels only: no overlap
         ax.set_xlabel("median latency (s, log scale)")
         ax.set_ylabel(label + " (lower is better)")
         ax.set_title(label)
@@ -286,6 +297,7 @@ figcaption { font-size: 0.8em; color: #555; max-width: 600px; }
 code { background: #f4f4f4; padding: 0 0.2em; }
 .table-wrap { overflow-x: auto; max-width: 100%; }
 td { white-space: nowrap; }
+img { max-width: 100%; height: auto; }
 """
 
 # Marks every plot once the page has loaded, so a headless browser's DOM dump shows whether the
@@ -296,6 +308,16 @@ window.addEventListener("load", function () {
     img.setAttribute("data-natural-width", String(img.naturalWidth));
     img.setAttribute("data-loaded", img.complete && img.naturalWidth > 0 ? "1" : "0");
   });
+  // what an automated accessibility and layout check reads back (tests/test_report.py)
+  var root = document.documentElement;
+  document.body.setAttribute("data-scroll-width", String(root.scrollWidth));
+  document.body.setAttribute("data-client-width", String(root.clientWidth));
+  document.body.setAttribute("data-images-without-alt",
+    String(document.querySelectorAll("img:not([alt]), img[alt='']").length));
+  document.body.setAttribute("data-tables-without-headers", String(
+    Array.prototype.filter.call(document.querySelectorAll("table"), function (t) {
+      return t.querySelectorAll("th").length === 0;
+    }).length));
   document.body.setAttribute("data-report-ready", "1");
 });
 """
@@ -411,6 +433,7 @@ def html_report(
     pareto_instances: int = 4,
     runs_root: str | os.PathLike[str] | None = None,
     schedules: int = 8,
+    source: str = "",
 ) -> Path:
     """Write the HTML report of ``rows`` to ``out_path`` (atomically) and return its path.
 
@@ -421,9 +444,26 @@ def html_report(
     to ``schedules`` simulation cells (a Gantt chart and a usage plot each, ``data-plot``
     ``gantt`` / ``usage``, from ``<runs_root>/<suite>-runs/<cell_id>/`` where the runner wrote
     them), and the metric definitions. Every image has ``data-plot`` set to its kind
-    (:data:`PLOT_KINDS`).
+    (:data:`PLOT_KINDS`) and carries ``source`` (default: the suites of the rows; the command
+    adds the commits of their runs) in small print.
     """
     rows = list(rows)
+    suites = sorted({str(r.get("suite")) for r in rows if r.get("suite")})
+    token = _SOURCE.set(source or ("suite " + ", ".join(suites) if suites else ""))
+    try:
+        return _html_report(rows, out_path, title, pareto_instances, runs_root, schedules)
+    finally:
+        _SOURCE.reset(token)
+
+
+def _html_report(
+    rows: list[Mapping[str, Any]],
+    out_path: str | os.PathLike[str],
+    title: str,
+    pareto_instances: int,
+    runs_root: str | os.PathLike[str] | None,
+    schedules: int,
+) -> Path:
     out = Path(out_path)
     decision_rows = [r for r in rows if r.get("kind") == "decision"]
     sim_rows = [r for r in rows if r.get("kind") == "simulation"]

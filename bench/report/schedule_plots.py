@@ -179,7 +179,9 @@ def assign_nodes(
     n = len(start)
     blocks: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     started = np.flatnonzero(~np.isnan(start))
-    horizon = np.nanmax(np.concatenate([start, end])) if n else 0.0
+    known = np.concatenate([start, end])
+    known = known[~np.isnan(known)]
+    horizon = float(known.max()) if known.size else 0.0
     ends = np.where(np.isnan(end), horizon, end)
     # events: (time, 0 = release / 1 = start, job)
     events = sorted(
