@@ -74,6 +74,11 @@ suites: $(STAMP)
 	$(BIN)/schedbench run bench/suites/knapsack-classics.toml --resume
 	$(BIN)/schedbench run bench/suites/bbsched-repro.toml --workers 2 --resume
 
+# Every measured figure and picture of the README, regenerated (tens of minutes; QUICK=1 for the
+# scripts' quick modes): bench/benchmarks/figures.py.
+figures: $(STAMP)
+	$(BIN)/python bench/benchmarks/figures.py $(if $(QUICK),--quick,)
+
 bench-pytest: $(STAMP)
 	$(BIN)/python -m pytest bench/benchmarks --benchmark-enable -p no:cacheprovider
 

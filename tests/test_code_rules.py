@@ -4,6 +4,7 @@ re-raises or records the failure with its reason, nothing swallows every excepti
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,29 @@ def test_the_readme_metric_list_is_the_catalogue():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split("<!-- metrics:begin -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
     assert block == markdown_table()
+
+
+def test_every_readme_figure_has_a_generator_and_every_benchmark_a_figure():
+    """Issue 18: the README's measured figures come from `make figures`."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "figures", ROOT / "bench" / "benchmarks" / "figures.py"
+    )
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    known = figures.figures()
+    in_readme = figures.blocks((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert in_readme, "the README has no generated figure blocks"
+    assert set(in_readme) <= set(known), sorted(set(in_readme) - set(known))
+    scripts = {
+        p.name
+        for p in (ROOT / "bench" / "benchmarks").glob("*.py")
+        if figures.has_main(p) and p.name != "figures.py"
+    }
+    assert scripts <= {s["script"] for s in known.values()}, "a benchmark without a FIGURE"
+    assert set(known) <= set(in_readme), "a FIGURE the README does not show"
+    for image in re.findall(
+        r"\]\((bench/benchmarks/figures/[^)]+\.png)\)", (ROOT / "README.md").read_text()
+    ):
+        assert (ROOT / image).is_file(), image

@@ -70,6 +70,9 @@ TARGET_PEAK_MB = 100.0
 THETA_TARGET_MS = {100: 20.0, 200: 100.0}
 VALUE_RTOL = 1e-9
 
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "dp-speed", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 def machine_line() -> str:
     return _machine_line("numpy")

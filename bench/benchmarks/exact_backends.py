@@ -31,6 +31,9 @@ from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
 from schedbench.solvers.scalarised import lexicographic_objective, weighted_objective
 
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "exact-backends", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 def _single(problem: SelectionProblem, kind: str) -> SelectionProblem:
     row = (

@@ -49,6 +49,9 @@ from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 
 BUDGET = Budget(deadline_s=15.0)
 
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "mip-speed", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 def single_objective(kind: str, w: int, seed: int) -> SelectionProblem:
     p = theta_window(w, seed)

@@ -68,6 +68,9 @@ GA_TARGET_MS = 5.0
 MOO_TARGET_MS = 50.0
 NSGA_POP, NSGA_GENERATIONS = 20, 500
 
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "moo-quality", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 # -- indicators ----------------------------------------------------------------------------------
 def normaliser(front: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

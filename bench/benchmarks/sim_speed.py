@@ -43,6 +43,9 @@ KTH = ROOT.parent.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"  # R
 TARGET_JOBS_PER_S = 10_000
 TARGET_PEAK_MB = 1024
 
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "sim-speed", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 def machine_line() -> str:
     return _machine_line("numpy")

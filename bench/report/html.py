@@ -394,7 +394,13 @@ def _schedules(
     taken: set[str],
 ) -> str:
     """Gantt and usage pictures of the first repetition of up to ``limit`` simulation cells."""
-    from schedbench.bench.report import schedule_plots as sp
+    from schedbench.bench.report.schedule_plots import (
+        PlotError,
+        gantt,
+        load_run,
+        png_bytes,
+        usage,
+    )
 
     if runs_root is None:
         return _note("schedules", "No run folders given: no schedule pictures.")
@@ -408,13 +414,13 @@ def _schedules(
     out = ""
     for r, folder in found[:limit]:
         try:
-            run = sp.load_run(folder)
-        except sp.PlotError as exc:
+            run = load_run(folder)
+        except PlotError as exc:
             out += _note("schedules", f"{r.get('family')} {r.get('solver')}: {exc}")
             continue
         name = f"{r.get('family')} / {r.get('solver')}"
-        for kind, draw in (("gantt", sp.gantt), ("usage", sp.usage)):
-            png = sp.png_bytes(draw, [run])
+        for kind, draw in (("gantt", gantt), ("usage", usage)):
+            png = png_bytes(draw, [run])
             plot_id = f"plot-{kind}-" + _slug(name, taken)
             what = "jobs on nodes over time" if kind == "gantt" else "resources in use and queue"
             out += _img(
