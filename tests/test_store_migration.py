@@ -64,3 +64,21 @@ def test_a_version_1_store_is_read_migrated_and_resumed(tmp_path):
     with ResultStore(store, readonly=True) as st:
         ids = {r["cell_id"] for r in st.rows("old")}
     assert ids == {c.cell_id for c in plan(suite)[1]}  # the old rows were replaced, not doubled
+
+
+def test_records_round_trip_and_carry_the_one_failure_rule(tmp_path):
+    from schedbench.bench.store.records import row_failed
+
+    path = tmp_path / "old.toml"
+    path.write_text(SUITE.replace('name = "naive"', 'name = "tests.plugins_for_suites:Exiter"'))
+    store = tmp_path / "r.sqlite"
+    run_suite(load_suite(path), store_path=store, show_progress=False)
+    with ResultStore(store, readonly=True) as st:
+        rows, records = st.rows("old"), st.records("old")
+    assert len(records) == len(rows) == 2
+    for row, record in zip(rows, records, strict=True):
+        assert record.to_row() == {k: v for k, v in row.items() if k != "id"} | {
+            "params": row["params"] or {},
+            "metrics": row["metrics"] or {},
+        }
+        assert record.failed == row_failed(row) is True  # the solver exits: no answer

@@ -102,6 +102,7 @@ from typing import Any
 
 from schedbench.bench._io import atomic_write, pid_alive
 from schedbench.bench.store.provenance import provenance as _collect_provenance
+from schedbench.bench.store.records import CellRecord
 from schedbench.simcore.errors import SchedbenchError
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
@@ -618,6 +619,10 @@ class ResultStore:
         if where:
             sql += " WHERE " + " AND ".join(where)
         return [_decode_row(r) for r in self._conn.execute(sql + " ORDER BY id", args)]
+
+    def records(self, suite: str | None = None, *, kind: str | None = None) -> list[CellRecord]:
+        """The stored cells as typed :class:`CellRecord` objects (``rows`` as dicts)."""
+        return [CellRecord.from_row(r) for r in self.rows(suite, kind=kind)]
 
     # -- export -------------------------------------------------------------------------------
 
