@@ -18,6 +18,12 @@ def add_parser(sub: Any) -> None:
     for name, module in reproductions().items():
         p = papers.add_parser(name, help=module.SUMMARY, description=module.__doc__)
         module.add_arguments(p)
+        if not any("--no-progress" in a.option_strings for a in p._actions):
+            p.add_argument(
+                "--no-progress",
+                action="store_true",
+                help="no progress bar (bars go to stderr, and only when it is a terminal)",
+            )
 
 
 def run(args: argparse.Namespace) -> int:

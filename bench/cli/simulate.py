@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench.cli._common import add_budget_args, add_set_args
+from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_summary
 from schedbench.bench.run.outputs import write_outputs
 from schedbench.bench.run.simulation import assemble, build_policy, load
@@ -231,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
     )
     out.mkdir(parents=True, exist_ok=True)
 
-    bar = _progress(len(workload), disable=args.no_progress)
+    bar = progress(len(workload), "simulate", "job", disable=args.no_progress)
     log_file = (out / "decisions.jsonl").open("w") if decides else None
 
     def log(entry: dict[str, Any]) -> None:
@@ -252,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
         budget=budget,
         record_problem=recorder,
         on_invalid=args.on_invalid,
-        progress=bar.set_done if bar else None,
+        progress=bar.set_done if bar.shown else None,
         progress_every=max(100, len(workload) // 200),
         decision_log=log if log_file else None,
     )
@@ -265,8 +266,7 @@ def run(args: argparse.Namespace) -> int:
         error = exc
         result = sim.snapshot()
     wall = time.perf_counter() - t0
-    if bar:
-        bar.close()
+    bar.close()
     if log_file:
         log_file.close()
     if recorder is not None:
@@ -338,32 +338,6 @@ def _literals(items: list[str]) -> dict[str, Any]:
         except (ValueError, SyntaxError):
             out[key] = value  # plain text, e.g. a name
     return out
-
-
-class _Bar:
-    def __init__(self, total: int, disable: bool):
-        from tqdm import tqdm
-
-        self._bar = tqdm(
-            total=total,
-            unit="job",
-            disable=disable or None,
-            file=sys.stderr,
-            mininterval=0.5,
-            smoothing=0.1,
-        )
-        self._done = 0
-
-    def set_done(self, done: int) -> None:
-        self._bar.update(done - self._done)
-        self._done = done
-
-    def close(self) -> None:
-        self._bar.close()
-
-
-def _progress(total: int, disable: bool) -> _Bar | None:
-    return None if disable else _Bar(total, disable)
 
 
 COMMANDS = {"simulate": run}

@@ -8,7 +8,9 @@ defining
 * ``add_arguments(parser)`` — its options (``--quick``, ``--out DIR`` and the paper's own);
 * ``run(args) -> int`` — the exit code; it writes ``results.csv``, the figures, and an
   agreement table (finding, paper, ours, agree, reason) saying where we agree with the paper and
-  where not, and why.
+  where not, and why. Long loops show a bar with an ETA through
+  ``schedbench.bench.progress.progress(total, desc, unit, disable=args.no_progress)``; the
+  command adds ``--no-progress`` to every paper that does not define it.
 
 Modules are found by listing the package, so adding a reproduction touches no other file.
 """

@@ -22,7 +22,6 @@ that is killed at deadline + grace (``run/isolate.py``); a hang is recorded as `
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench.progress import progress
 from schedbench.bench.run.executors import RunError, make_executor
 from schedbench.bench.run.references import ReferenceCache
 from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
@@ -140,16 +140,15 @@ def run_suite(
         dcells = [c for c in dcells if c.cell_id not in done]
         scells = [c for c in scells if c.cell_id not in done]
     by_key = {(i.family, i.fingerprint): i for i in instances}
-    bar = _bar(len(dcells) + len(scells), show_progress, suite.name)
+    bar = progress(len(dcells) + len(scells), suite.name, "cell", disable=not show_progress)
     t0 = time.perf_counter()
     refs = _references(
         suite,
         [by_key[k] for k in dict.fromkeys((c.family, c.instance_hash) for c in dcells)],
         store_path,
-        lambda msg: bar.set_postfix_str(msg[:40]) if bar else None,
+        bar.note,
     )
-    if bar:
-        bar.set_postfix_str("")
+    bar.note("")
     payloads: list[dict[str, Any]] = []
     for c in dcells:
         inst = by_key[(c.family, c.instance_hash)]
@@ -209,8 +208,7 @@ def run_suite(
         ov = record.metrics.get("worker_overhead_s")
         if ov is not None:
             overheads.append(ov + time.perf_counter() - t)
-        if bar:
-            bar.update(1)
+        bar.update(1)
 
     status = "interrupted"
     try:
@@ -218,8 +216,7 @@ def run_suite(
             ex.run(payloads, on_result)
         status = "finished"
     finally:
-        if bar:
-            bar.close()
+        bar.close()
         with contextlib.suppress(StoreError):  # the store itself failed: nothing to mark
             store.finish_run(run_id, status=status)
         store.close()
@@ -240,14 +237,6 @@ def runs_folder(store_path: Path, suite: str) -> Path:
     """Where a suite's simulation cells write their schedules (jobs.csv, usage.csv,
     metrics.json per cell id), next to the store: ``<store folder>/<suite>-runs/``."""
     return store_path.parent / f"{suite}-runs"
-
-
-def _bar(total: int, show: bool, name: str) -> Any:
-    if not show or total == 0:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="cell", desc=name, file=sys.stderr, mininterval=0.5)
 
 
 def describe_plan(suite: Suite) -> str:
