@@ -62,8 +62,13 @@ Choices, documented:
   condition for a set of jobs. (With SSD node groups the reservation test uses the nominal
   demand, not the larger-SSD nodes a job might spill onto.) Later starved jobs are ordinary
   candidates of that problem. ``optimise_around_head=False`` leaves the rest to the backfiller
-  (before issue 16). ``ageing="pass", optimise_around_head=False`` reproduces the schedules of
-  before issue 16 exactly (``tests/test_schedule_digests.py``). The counters are the policy's
+  (before issue 16).
+* Named starvation settings (``WindowPolicy(starvation=...)``, :data:`STARVATION`):
+  ``"paper"`` (default: ``ageing="decision"``, ``optimise_around_head=True``) and ``"legacy"``
+  (``ageing="pass"``, ``optimise_around_head=False``: the window policy before issue 16, which
+  reproduces its schedules exactly; ``tests/test_schedule_digests.py`` pins them under this
+  name). An explicit ``ageing`` or ``optimise_around_head`` overrides the named setting. On the
+  command line: ``--policy-set starvation=legacy``. The counters are the policy's
   own state (``WindowPolicy.window_passes``).
 * What each run records (policy counters, ``simcore/metrics.py`` turns them into
   ``solver_pass_share``): ``choice_passes`` — passes in which the window jobs that fit on their
@@ -230,6 +235,12 @@ class NaivePolicy(BasePolicy):
 #: How a window job ages towards the starvation bound (see the module docstring).
 AGEING = ("decision", "pass", "seconds")
 
+#: Named starvation settings (module docstring): name -> (ageing, optimise_around_head).
+STARVATION: dict[str, tuple[str, bool]] = {
+    "paper": ("decision", True),
+    "legacy": ("pass", False),
+}
+
 #: Policy counters that describe what the window policy did without changing any schedule (the
 #: schedule digests of ``tests/test_schedule_digests.py`` leave them out).
 WINDOW_DIAGNOSTICS = (
@@ -248,7 +259,9 @@ class WindowPolicy(BasePolicy):
     starting it; ``"pass"`` every pass; ``"seconds"`` the seconds since it entered the window).
     ``optimise_around_head``: when starved jobs do not fit together, still optimise the rest of
     the window around the starved head's reservation (default) or leave it to the backfiller.
-    ``ageing="pass", optimise_around_head=False`` is the behaviour before issue 16.
+    ``starvation``: a named pair of the two (:data:`STARVATION`): ``"paper"`` (default) or
+    ``"legacy"`` (the behaviour before issue 16); explicit ``ageing`` / ``optimise_around_head``
+    override it.
     """
 
     name = "window"
@@ -259,14 +272,23 @@ class WindowPolicy(BasePolicy):
         *,
         window: int = 20,
         starvation_bound: float = 50,
-        ageing: str = "decision",
-        optimise_around_head: bool = True,
+        starvation: str = "paper",
+        ageing: str | None = None,
+        optimise_around_head: bool | None = None,
         budget: Budget | None = None,
         backfill: str | Backfiller = "easy",
     ):
         super().__init__(backfill=backfill)
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ConfigError(f"window: expected an integer >= 1, got {window!r}")
+        if starvation not in STARVATION:
+            raise ConfigError(
+                f"starvation: expected one of {', '.join(STARVATION)}, got {starvation!r}"
+            )
+        if ageing is None:
+            ageing = STARVATION[starvation][0]
+        if optimise_around_head is None:
+            optimise_around_head = STARVATION[starvation][1]
         if ageing not in AGEING:
             raise ConfigError(f"ageing: expected one of {', '.join(AGEING)}, got {ageing!r}")
         if ageing == "seconds":
@@ -294,6 +316,7 @@ class WindowPolicy(BasePolicy):
         self.solver = solver
         self.window = window
         self.starvation_bound = starvation_bound
+        self.starvation = starvation
         self.ageing = ageing
         self.optimise_around_head = optimise_around_head
         self.budget = budget or Budget()
@@ -302,6 +325,7 @@ class WindowPolicy(BasePolicy):
         #: entered the window); the policy's own state
         self.window_passes: dict[int, float] = {}
         self._solved = False  # the solver was called in the current pass
+        self._announced = False  # the diagnostic counters were reported in this run
 
     def describe(self) -> str:
         sid = getattr(self.solver, "id", getattr(self.solver, "name", "?"))
@@ -315,6 +339,7 @@ class WindowPolicy(BasePolicy):
     def reset(self) -> None:
         super().reset()
         self.window_passes = {}
+        self._announced = False
 
     def _starved(self, j: int, now: float) -> bool:
         age = self.window_passes.get(j)
@@ -338,6 +363,10 @@ class WindowPolicy(BasePolicy):
         started: set[int] = set()
         head: int | None = None
         self._solved = False
+        if not self._announced:  # the diagnostics exist (as 0) in every run of this policy
+            self._announced = True
+            for name in WINDOW_DIAGNOSTICS:
+                yield Count(name, 0)
         if starved:
             total = [sum(dem[j][k] for j in starved) for k in range(K)]
             if not fits(total, free, K, b, eps):
