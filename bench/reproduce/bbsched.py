@@ -103,7 +103,9 @@ MACHINES: dict[str, Machine] = {
 #: Offered (node, burst-buffer) load of S4 over the measurement window, per machine: chosen by
 #: ``--calibrate`` on :data:`CALIBRATION_SEEDS` (the grid point whose BBSched usage at w = 20 is
 #: nearest Table 3's). Burst buffer above 1: its queue grows, as the paper's S4 waits suggest.
-OPERATING_POINT: dict[str, tuple[float, float]] = {"theta": (0.85, 1.2), "cori": (0.75, 1.1)}
+#: ``--calibrate --jobs 4000`` on seeds 100-102 printed: Theta (0.85, 1.3) -> BBSched node
+#: 72.9 %, BB 90.0 % (largest miss 0.5 points); Cori (0.8, 1.3) -> node 63.7 %, BB 95.3 % (1.2).
+OPERATING_POINT: dict[str, tuple[float, float]] = {"theta": (0.85, 1.3), "cori": (0.8, 1.3)}
 
 #: The seeds ``--calibrate`` used; the default runs use others (0-4, 0-9).
 CALIBRATION_SEEDS = (100, 101, 102)
