@@ -69,7 +69,7 @@ def test_plan_quick_and_full():
 
 def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
     monkeypatch.setattr(repro, "MACHINES", {"theta": repro.MACHINES["theta"]})
-    keep = ("naive", "window-naive", "bbsched")
+    keep = ("naive", "window-naive", "bbsched", "bbsched-legacy")
     monkeypatch.setattr(repro, "METHODS", tuple(m for m in repro.METHODS if m.name in keep))
     out = tmp_path / "repro"
     code = main(
@@ -103,9 +103,21 @@ def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
     assert any("cuts mean wait" in n for n in names)
     assert any("levels off" in n for n in names)
     assert any("small jobs" in n for n in names)
+    assert any(n.startswith("The regime: the baseline is burst-buffer bound") for n in names)
+    assert any(n.startswith("Control: the starvation rule before issue 16") for n in names)
+    with (out / "runs.csv").open() as fh:
+        runs = list(csv.DictReader(fh))
+    assert tuple(runs[0]) == repro.RUN_COLUMNS and len(runs) == len(rows)
     assert all(f["agree"] in ("yes", "partly", "inconclusive", "no", "n/a") for f in found)
     for name in ("fig6_node_usage.png", "fig9_wait_by_size.png", "table3_windows.png"):
         assert (out / name).stat().st_size > 1000
     assert (out / "run.json").exists() and (out / "deltas.csv").exists()
     # the tables and figures again, from the files alone
     assert main(["reproduce", "bbsched", "--from-results", "--out", str(out)]) == 0
+    with (out / "agreement.csv").open() as fh:
+        again = list(csv.DictReader(fh))
+    # the same findings and verdicts (results.csv keeps 6 significant digits; runs.csv carries
+    # the counters the reasons quote)
+    assert [(f["finding"], f["agree"]) for f in again] == [
+        (f["finding"], f["agree"]) for f in found
+    ]
