@@ -894,9 +894,20 @@ def findings(
                 "n/a",
                 (
                     f"the window alone (jumping the head, first fit) gives {100 * share:.0f} % of "
-                    "BBSched's node-usage change; the rest is the optimiser's"
+                    "BBSched's node-usage change"
                     if math.isfinite(share)
                     else "BBSched does not change node usage"
+                )
+                + (
+                    "; BBSched's change itself is not significant (its interval contains 0)"
+                    if not (opt.above_zero or opt.below_zero)
+                    else ""
+                )
+                + (
+                    "; the window alone already raises the wait: what the optimiser does to the "
+                    "wait is BBSched's change less the control's"
+                    if cw.above_zero
+                    else ""
                 ),
             )
         )
@@ -916,7 +927,9 @@ def findings(
                 "The optimiser decides the passes with a real choice (BBSched, w = 20)",
                 "implicit: BBSched's gains are the optimiser's",
                 "; ".join(f"{sc} {_share(_scale(e, 100))}" for sc, e in shares),
-                "yes" if low >= 0.5 else "no",
+                "yes"
+                if min(e.low for _, e in shares) >= 0.5
+                else ("partly" if low >= 0.5 else "no"),
                 "share of the passes whose window jobs do not all fit that reach the solver "
                 "(starvation: a job ages once per optimised pass it is left out of, bound 50; "
                 "a starved head keeps its reservation and the rest is optimised around it); "
@@ -928,7 +941,7 @@ def findings(
                 + ")"
                 + (
                     ""
-                    if low >= 0.5
+                    if min(e.low for _, e in shares) >= 0.5
                     else "; where under half: the burst buffer is offered more than it can serve "
                     "(load > 1), so BB-heavy jobs stay in the window for more than 50 optimised "
                     "passes and starve; their EASY reservation then leaves too little burst "
@@ -1035,11 +1048,17 @@ def _node_reason(res: Results, sc: str, rel: Estimate) -> str:
     bb = res.delta(sc, "bbsched", "bb_usage", "points")
     base = res.mean(sc, BASELINE, 20, "node_usage")
     txt = f"baseline node usage {_share(_scale(base, 100))}, BBSched BB usage {_pct(bb, ' points')}"
-    if rel.mean < 10:
+    machine = sc.split("-")[0]
+    paper_gain = {"theta": 20.03, "cori": 16.28}.get(machine)
+    if rel.mean < 10 and paper_gain is not None:
+        implied = TABLE3[(machine, 20)][0] / (1 + paper_gain / 100)
         txt += (
-            "; the paper's +20 % starts from a baseline that wastes nodes behind a blocked "
-            "burst buffer; ours under EASY backfilling over a deep queue leaves fewer such "
-            "holes (EASY starts most jobs under both), so there is less for the window to win"
+            f"; the paper's gain implies a baseline at {implied:.1f} % (Table 3's BBSched "
+            f"{TABLE3[(machine, 20)][0]:.2f} % / {1 + paper_gain / 100:.4f}), a baseline that "
+            "wastes nodes behind a blocked burst buffer; at the operating point where our BBSched "
+            "matches Table 3, our EASY baseline is already within a few points of it: EASY "
+            "backfilling over a deep queue with exact runtime estimates (Lublin-Feitelson has no "
+            "user estimates) leaves few holes, so there is little for the window to win"
         )
     return txt
 
