@@ -369,7 +369,14 @@ def _repair_fill(
     still fit, visited in a random order."""
     w, k = demands.shape
     m = gains.shape[1]
-    while True:
+    # the selected jobs, dropped in a uniformly random order (a partial Fisher-Yates shuffle)
+    # while some capacity is exceeded: O(w) in all, however many are dropped
+    count = 0
+    for j in range(w):
+        if genes[row, j]:
+            order[count] = j
+            count += 1
+    while count > 0:
         over = False
         for r in range(k):
             if usage[row, r] > limit[r]:
@@ -377,20 +384,15 @@ def _repair_fill(
                 break
         if not over:
             break
-        count = 0
-        for j in range(w):
-            count += genes[row, j]
-        pick = randint(rng, count)
-        for j in range(w):
-            if genes[row, j]:
-                if pick == 0:
-                    genes[row, j] = 0
-                    for r in range(k):
-                        usage[row, r] -= demands[j, r]
-                    for i in range(m):
-                        value[row, i] -= gains[j, i]
-                    break
-                pick -= 1
+        u = randint(rng, count)
+        count -= 1
+        j = order[u]
+        order[u] = order[count]
+        genes[row, j] = 0
+        for r in range(k):
+            usage[row, r] -= demands[j, r]
+        for i in range(m):
+            value[row, i] -= gains[j, i]
     for j in range(w):
         order[j] = j
     for t in range(w - 1, 0, -1):
