@@ -75,8 +75,10 @@ expiry the answer is Set 1 of the current population, status ``timeout``; otherw
 
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
 loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
-w = 20 / 50 / 100 (median 1.4 / 1.9 / 3.1 ms); by ``ga`` (repair and fill) 90 / 92 / 49 %
-(median 4.3 / 15 / 11 ms), as much as ``moo`` at w <= 50. Without repair the GA gets near the
+w = 20 / 50 / 100 (median 1.4 / 1.9 / 3.1 ms); by ``ga`` (repair and fill) 100 / 92 / 63 %
+(median 12 / 12 / 19 ms, measured later at a load average near 8 on the 2 CPUs, where
+``bbsched-ga`` took 9.7 / 1.9 / 3.2 ms), as much as ``moo`` at w <= 50 (``moo`` 90 / 93 / 87 %).
+Without repair the GA gets near the
 front but rarely onto it: the burst-buffer value of a front point often hinges on one small job
 that a fill adds.
 """
