@@ -8,13 +8,21 @@ Presets (burst buffer capacities in GB, 1 PB = 10^6 GB):
   128 GB, half with 256 GB. Kept separate from ``theta`` because the SSD adds a resource (and an
   objective) to every decision, which workloads without SSD requests should not pay for.
 * ``cori`` (NERSC): 12,076 nodes and a 1.8 PB burst buffer (BBSched Table 2).
+* ``cori-persistent``: Cori as BBSched §4.1 describes its burst buffer in use: "One-third of
+  burst buffers on Cori are reserved persistently and their lifetimes are independent of jobs".
+  The reserved 0.6 PB is never free for jobs, so the machine's schedulable burst buffer is the
+  other 1.2 PB, and burst-buffer usage is measured over those 1.2 PB (the paper does not say
+  whether its usage counts the reserved third as used; if it does, its figure corresponds to
+  1/3 + 2/3 x ours).
 * ``trinity`` (LANL): 18,936 compute nodes; 576 burst-buffer nodes with 3.7 PB in total;
   8 GB/s between compute nodes and burst buffer, 2.5 GB/s between compute nodes and the I/O
   layer (BBSim paper, system section; Cerberus' evaluation system).
 
 A TOML machine file holds ``name``, either ``nodes`` (identical nodes) or a list of
 ``[[node_groups]]`` tables (``name``, ``count``, ``ssd_gb``), and optionally ``bb_gb``,
-``bw_bb_gbps``, ``bw_io_gbps`` and ``description``::
+``bb_persistent_gb`` (burst buffer reserved persistently, never free for jobs: the machine
+schedules ``bb_gb - bb_persistent_gb``, as ``cori-persistent``), ``bw_bb_gbps``, ``bw_io_gbps``
+and ``description``::
 
     name = "mini"
     bb_gb = 1000
@@ -50,16 +58,34 @@ THETA_SSD = System(
     description="Theta with BBSched §5's local SSDs: half 128 GB, half 256 GB",
 )
 CORI = System.simple("cori", 12076, 1.8e6)
+#: BBSched §4.1: one third of Cori's burst buffer is reserved persistently.
+CORI_PERSISTENT_GB = 0.6e6
+CORI_PERSISTENT = System.simple(
+    "cori-persistent",
+    12076,
+    1.8e6 - CORI_PERSISTENT_GB,
+    description="Cori (12,076 nodes, 1.8 PB burst buffer) with one third of the burst buffer "
+    "(0.6 PB) reserved persistently (BBSched §4.1): 1.2 PB schedulable",
+)
 TRINITY = System.simple("trinity", 18936, 3.7e6, bw_bb_gbps=8.0, bw_io_gbps=2.5)
 
-PRESETS: dict[str, System] = {m.name: m for m in (THETA, THETA_SSD, CORI, TRINITY)}
+PRESETS: dict[str, System] = {m.name: m for m in (THETA, THETA_SSD, CORI, CORI_PERSISTENT, TRINITY)}
 
 
 class SystemFileError(SchedbenchError, ValueError):
     """A machine TOML file with a missing or wrong key; the message names file and key."""
 
 
-_TOP_KEYS = {"name", "nodes", "node_groups", "bb_gb", "bw_bb_gbps", "bw_io_gbps", "description"}
+_TOP_KEYS = {
+    "name",
+    "nodes",
+    "node_groups",
+    "bb_gb",
+    "bb_persistent_gb",
+    "bw_bb_gbps",
+    "bw_io_gbps",
+    "description",
+}
 _GROUP_KEYS = {"name", "count", "ssd_gb"}
 
 
@@ -121,13 +147,19 @@ def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
             k: float(_number(data, k, source, default=default))
             for k, default in (("bw_bb_gbps", 8.0), ("bw_io_gbps", 2.5))
         }
-        return System(
-            name,
-            tuple(groups),
-            float(_number(data, "bb_gb", source, default=0.0)),
-            description=str(data.get("description", "")),
-            **kw,
-        )
+        bb = float(_number(data, "bb_gb", source, default=0.0))
+        reserved = float(_number(data, "bb_persistent_gb", source, default=0.0))
+        description = str(data.get("description", ""))
+        if reserved:
+            if not 0 <= reserved < bb:
+                raise SystemFileError(
+                    f"{source}: key 'bb_persistent_gb': expected a number >= 0 and below "
+                    f"bb_gb ({bb:g}), got {reserved!r}"
+                )
+            note = f"{reserved:g} of {bb:g} GB burst buffer reserved persistently"
+            description = f"{description}; {note}" if description else note
+            bb -= reserved
+        return System(name, tuple(groups), bb, description=description, **kw)
     except SystemSpecError as exc:
         raise SystemFileError(f"{source}: {exc}") from exc
 

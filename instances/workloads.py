@@ -7,11 +7,16 @@ Grammar (used by ``schedbench simulate --workload`` and, later, by suites)::
                | "lublin:" k=v,...           the Lublin–Feitelson model (instances/lublin.py)
     TRANSFORM := "bbsched:" SCENARIO [,k=v]  BBSched S1–S7 (instances/bbsched.py)
                | "arrivals:" FACTOR          arrival-rate factor (denser when > 1)
+               | "load:" k=v,...             offered loads: nodes=L, bb=L, system=PRESET|TOML,
+                                             warmup=F, cooldown=F (instances/load.py: arrival
+                                             factor and burst-buffer scale found per workload)
+               | "bbscale:" FACTOR           burst-buffer requests x FACTOR (whole GB)
                | "head:" N                   the first N jobs
 
 Examples: ``../shared/traces/KTH-SP2-1996-2.1-cln.swf``,
 ``lublin:jobs=10000,nodes=256,seed=1``,
-``lublin:jobs=20000,nodes=4392,seed=3+bbsched:S4,seed=3+arrivals:1.5``.
+``lublin:jobs=20000,nodes=4392,seed=3+bbsched:S4,seed=3+arrivals:1.5``,
+``lublin:jobs=8000,nodes=4392,seed=3+bbsched:S4,seed=3+load:nodes=0.85,bb=1.3,system=theta``.
 
 Generator keys are passed to the generator as keyword arguments (numbers converted); an
 unknown key is reported with the keys the generator accepts.
@@ -103,6 +108,61 @@ def _arrivals(w: Workload, args: str, where: str) -> Workload:
     return scale_arrivals(w, factor)
 
 
+_LOAD_KEYS = ("nodes", "bb", "system", "warmup", "cooldown")
+
+
+def _load_args(args: str, where: str) -> dict[str, Any]:
+    kw = _kv(args, where)
+    unknown = [k for k in kw if k not in _LOAD_KEYS]
+    if unknown:
+        raise WorkloadSpecError(
+            f"{where}: unknown key {unknown[0]!r}; accepted: {', '.join(_LOAD_KEYS)}"
+        )
+    for key in ("nodes", "bb"):
+        v = kw.get(key)
+        if v is not None and (isinstance(v, str) or not v > 0):
+            raise WorkloadSpecError(f"{where}: {key}: expected an offered load > 0, got {v!r}")
+    if "nodes" not in kw and "bb" not in kw:
+        raise WorkloadSpecError(f"{where}: expected nodes=LOAD and/or bb=LOAD")
+    if "bb" in kw and "system" not in kw:
+        raise WorkloadSpecError(
+            f"{where}: bb needs the machine: add system=PRESET or system=FILE.toml"
+        )
+    for key in ("warmup", "cooldown"):
+        v = kw.get(key)
+        if v is not None and (isinstance(v, str) or not 0 <= v < 1):
+            raise WorkloadSpecError(
+                f"{where}: {key}: expected a fraction of the submit span in [0, 1), got {v!r}"
+            )
+    if "system" in kw:
+        kw["system"] = str(kw["system"])
+    return kw
+
+
+def _load(w: Workload, args: str, where: str) -> Workload:
+    from schedbench.instances.load import LoadError, with_load
+    from schedbench.instances.systems import resolve_system
+
+    kw = _load_args(args, where)
+    try:
+        system = resolve_system(kw.pop("system", None), workload=w)
+        return with_load(w, system, **kw)
+    except (LoadError, SchedbenchError) as exc:
+        raise WorkloadSpecError(f"{where}: {exc}") from exc
+
+
+def _bbscale(w: Workload, args: str, where: str) -> Workload:
+    from schedbench.instances.load import scale_bb
+
+    try:
+        factor = float(args)
+    except ValueError as exc:
+        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from exc
+    if not factor > 0:
+        raise WorkloadSpecError(f"{where}: expected a factor > 0, got {args!r}")
+    return scale_bb(w, factor)
+
+
 def _head(w: Workload, args: str, where: str) -> Workload:
     try:
         n = int(args)
@@ -114,6 +174,8 @@ def _head(w: Workload, args: str, where: str) -> Workload:
 TRANSFORMS: dict[str, Callable[[Workload, str, str], Workload]] = {
     "bbsched": _bbsched,
     "arrivals": _arrivals,
+    "load": _load,
+    "bbscale": _bbscale,
     "head": _head,
 }
 
@@ -169,6 +231,15 @@ def check_workload_spec(spec: str) -> None:
                 float(targs)
             except ValueError as exc:
                 raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from exc
+        elif name.strip() == "load":
+            _load_args(targs, where)
+        elif name.strip() == "bbscale":
+            try:
+                ok = float(targs) > 0
+            except ValueError as exc:
+                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from exc
+            if not ok:
+                raise WorkloadSpecError(f"{where}: expected a factor > 0, got {targs!r}")
         elif name.strip() == "head":
             try:
                 int(targs)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,7 @@ from schedbench.simcore.indicators import latency_stats
 from schedbench.simcore.metric_spec import MetricSpec
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
+from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
 
 
@@ -307,7 +308,54 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         direction="higher",
         source="DESIGN.md Latency",
     ),
+    MetricSpec(
+        "offered_node_load",
+        "sum over jobs submitted in [t_lo, t_hi] of nodes * min(runtime, requested time) / "
+        "(total nodes * (t_hi - t_lo)); the load the workload offers, whatever the schedule",
+        unit="share",
+        direction="none",
+        source="issue 16 (load knob)",
+        short="offered node load",
+    ),
+    MetricSpec(
+        "offered_bb_load",
+        "the same for the burst buffer: sum of bb_gb * min(runtime, requested time) / "
+        "(BB capacity * (t_hi - t_lo)); None without a burst buffer",
+        unit="share",
+        direction="none",
+        source="issue 16 (load knob)",
+        short="offered BB load",
+    ),
+    MetricSpec(
+        "choice_passes",
+        "window-policy passes in which the window jobs that fit on their own do not all fit "
+        "together (a real choice), whole run; None for policies without a window",
+        unit="count",
+        direction="none",
+        source="BBSched §3.1; issue 16",
+    ),
+    MetricSpec(
+        "solver_pass_share",
+        "share of the passes with a real choice whose window reached the solver (the rest went "
+        "down the starvation path); None without such passes",
+        unit="share",
+        direction="none",
+        source="BBSched §3.1; issue 16",
+        short="passes with a choice that reach the solver",
+    ),
+    MetricSpec(
+        "starvation_blocked",
+        "passes with a real choice in which starved jobs were started and the solver was not "
+        "called, whole run; None for policies without a window",
+        unit="count",
+        direction="none",
+        source="BBSched §3.1; issue 16",
+    ),
 )
+
+#: Below this share of the passes with a choice reaching the solver, a run is warned about: the
+#: optimiser decided less than half of what it was there to decide (issue 16).
+SOLVER_PASS_WARN = 0.5
 
 #: key -> one-line definition (what ``metrics.json`` carries under ``definitions``).
 METRIC_DEFINITIONS: dict[str, str] = {m.name: m.definition for m in SIMULATION_METRICS}
@@ -704,6 +752,8 @@ def compute_metrics(
         "makespan_s": makespan(result),
         "throughput_jobs_per_s": throughput(result),
         **decision_latency_stats(result.decision_latency_s, budget_s=budget_s),
+        **_offered(result.workload, result.system, t_lo, t_hi),
+        **window_pass_stats(result.counters),
     }
     metrics = {key: _json_value(value) for key, value in metrics.items()}
     metrics["definitions"] = dict(METRIC_DEFINITIONS)
@@ -715,6 +765,82 @@ def compute_metrics(
         "budget_s": float(budget_s),
     }
     return metrics
+
+
+# ---------------------------------------------------------------------------------------------
+# Offered load and the window policy's reach (issue 16)
+# ---------------------------------------------------------------------------------------------
+
+
+def offered_load(
+    workload: Workload,
+    system: System,
+    t_lo: float | None = None,
+    t_hi: float | None = None,
+) -> dict[str, float | None]:
+    """The load a workload offers a machine, per resource, whatever the schedule.
+
+    ``nodes``: Σ nodes_i · min(runtime_i, requested_i) over the jobs submitted in ``[t_lo,
+    t_hi]``, divided by ``total nodes · (t_hi − t_lo)``; ``bb`` the same with the burst-buffer
+    request and capacity (None without a burst buffer). A job holds what it takes for its
+    run, which ends at its request at the latest (DESIGN.md), so min(runtime, request) is the
+    demand it brings (the classic lifecycle: staging is not counted). Default window: the whole
+    submit span. Above 1 the queue cannot stay bounded; the usage a schedule reaches is at most
+    the offered load over a long enough run. None for an empty window.
+    """
+    n = len(workload)
+    if n == 0:
+        return {"nodes": None, "bb": None}
+    submit = workload.submit
+    lo = float(submit[0]) if t_lo is None else float(t_lo)
+    hi = float(submit[-1]) if t_hi is None else float(t_hi)
+    if not hi > lo:
+        return {"nodes": None, "bb": None}
+    mask = (submit >= lo) & (submit <= hi)
+    run = np.minimum(workload.runtime[mask], workload.requested_time[mask])
+    span = hi - lo
+    nodes = float(np.dot(workload.nodes[mask].astype(np.float64), run)) / (system.nodes * span)
+    bb = (
+        float(np.dot(workload.bb_gb[mask], run)) / (system.bb_gb * span)
+        if system.bb_gb > 0
+        else None
+    )
+    return {"nodes": nodes, "bb": bb}
+
+
+def _offered(workload: Workload, system: System, t_lo: float, t_hi: float) -> dict[str, Any]:
+    load = offered_load(workload, system, t_lo, t_hi)
+    return {"offered_node_load": load["nodes"], "offered_bb_load": load["bb"]}
+
+
+def window_pass_stats(counters: Mapping[str, Any]) -> dict[str, Any]:
+    """``choice_passes``, ``solver_pass_share`` and ``starvation_blocked`` from a run's policy
+    counters (``simcore/policies.py``, ``WindowPolicy``); all None for a policy that does not
+    report them (no window)."""
+    if "choice_passes" not in counters:
+        return {"choice_passes": None, "solver_pass_share": None, "starvation_blocked": None}
+    choice = int(counters.get("choice_passes", 0))
+    solved = int(counters.get("choice_passes_solver", 0))
+    return {
+        "choice_passes": choice,
+        "solver_pass_share": solved / choice if choice else None,
+        "starvation_blocked": int(counters.get("starvation_blocked", 0)),
+    }
+
+
+def solver_pass_warning(metrics: Mapping[str, Any]) -> str | None:
+    """A warning when fewer than half of the passes with a real choice reached the solver
+    (:data:`SOLVER_PASS_WARN`): the window policy then measures its starvation rule more than
+    its optimiser (issue 16). None otherwise."""
+    share = metrics.get("solver_pass_share")
+    if share is None or share >= SOLVER_PASS_WARN:
+        return None
+    return (
+        f"warning: only {100 * share:.0f} % of the {metrics.get('choice_passes')} passes with a "
+        f"real choice reached the solver ({metrics.get('starvation_blocked')} blocked by "
+        "starvation); the results measure the starvation rule more than the optimiser "
+        "(see WindowPolicy's ageing and starvation_bound)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,11 +31,52 @@ Choices, documented:
   When none fits, no problem is posed. When all of them fit together, they all start without a
   solver call — every objective is a non-negative utilisation, so "all" is the only Pareto
   point — and the pass is counted as a trivial decision.
-* Starvation (BBSched §3.1, bound 50): each pass increments a counter for every window job not
-  started; a job whose counter has reached the bound must start. Starved jobs enter the problem
-  as ``must_include``; if they do not fit together, they start in priority order while they fit
-  and the first that does not becomes the backfilling head, so the machine drains for it. The
-  counters are the policy's own state (``WindowPolicy.window_passes``).
+* Starvation (BBSched §3.1: "we define an upper bound for the number of iterations that a job
+  can stay in the window. Once a job passes the bound (e.g., 50), it must be selected to run").
+  Three documented settings (``WindowPolicy(ageing=..., starvation_bound=...)``):
+
+  - ``ageing="decision"`` (**default**, the paper's reading): a window job's counter rises by
+    one at every pass whose window is *optimised* — the solver is called — and that does not
+    start it. An "iteration" in BBSched is one run of its optimiser over the window (§3.2:
+    "upon a scheduling invocation ... jobs are selected from the window"; §3.3 counts the
+    window mechanism and the optimisation as one step); a pass in which nothing in the window
+    fits, or everything that fits starts, makes no choice against anybody. Counting every
+    scheduling pass instead (CQSim runs one after every event) ages a job once per arrival and
+    completion: on a loaded machine almost the whole window is starved within a few hours and
+    the optimiser is switched off (issue 16 measured 98 % of the passes with a choice going
+    down the starvation path on Theta-S4).
+  - ``ageing="pass"``: every scheduling pass in which the job is in the window and does not
+    start (the behaviour before issue 16).
+  - ``ageing="seconds"``: the bound is in seconds the job has spent since it first entered the
+    window (whether it stayed in it or not; WFP can move it out and back).
+
+  A starved job enters the problem as ``must_include``. When the starved jobs do not fit
+  together they start in priority order while they fit, and the first that does not becomes
+  the backfilling head, so the machine drains for it. With ``optimise_around_head=True``
+  (default) the rest of the window is still optimised, *around the head's reservation*: the
+  head gets EASY's reservation (the earliest instant its demand is free, from requested
+  times), and the problem gets a second block of the K resources, ``<resource>@head``, with
+  capacity what the reservation leaves over then; a job that would still run at that instant
+  (by its request) demands its vector there too, a job that ends before demands nothing. So
+  whatever the solver picks can start without delaying the starved head, exactly EASY's
+  condition for a set of jobs. (With SSD node groups the reservation test uses the nominal
+  demand, not the larger-SSD nodes a job might spill onto.) Later starved jobs are ordinary
+  candidates of that problem. ``optimise_around_head=False`` leaves the rest to the backfiller
+  (before issue 16).
+* Named starvation settings (``WindowPolicy(starvation=...)``, :data:`STARVATION`):
+  ``"paper"`` (default: ``ageing="decision"``, ``optimise_around_head=True``) and ``"legacy"``
+  (``ageing="pass"``, ``optimise_around_head=False``: the window policy before issue 16, which
+  reproduces its schedules exactly; ``tests/test_schedule_digests.py`` pins them under this
+  name). An explicit ``ageing`` or ``optimise_around_head`` overrides the named setting. On the
+  command line: ``--policy-set starvation=legacy``. The counters are the policy's
+  own state (``WindowPolicy.window_passes``).
+* What each run records (policy counters, ``simcore/metrics.py`` turns them into
+  ``solver_pass_share``): ``choice_passes`` — passes in which the window jobs that fit on their
+  own do not all fit together (a real choice); ``choice_passes_solver`` — those that reached
+  the solver; ``starvation_blocked`` — those that did not because starved jobs were started
+  first and nothing was left to optimise (or, with ``optimise_around_head=False``, the head
+  was starved); ``starved_heads`` — passes in which a starved job that does not fit became the
+  head. None of these changes a schedule.
 * Every decision is validated by the core (indices in the window, no job twice, forced jobs
   included, every resource within the free capacity, and again job by job as they start, most
   SSD-demanding first so node groups can be assigned — the engine checks each ``Start`` once
@@ -60,7 +101,7 @@ from weakref import ReferenceType, ref
 import numpy as np
 
 from schedbench.simcore.backfill import BACKFILLS as BACKFILLS
-from schedbench.simcore.backfill import Backfiller, make_backfiller
+from schedbench.simcore.backfill import Backfiller, head_reservation, make_backfiller
 from schedbench.simcore.errors import ConfigError, InvalidDecisionError
 from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
 from schedbench.simcore.policy import (
@@ -191,8 +232,37 @@ class NaivePolicy(BasePolicy):
             yield from backfiller.backfill(view, order, now)
 
 
+#: How a window job ages towards the starvation bound (see the module docstring).
+AGEING = ("decision", "pass", "seconds")
+
+#: Named starvation settings (module docstring): name -> (ageing, optimise_around_head).
+STARVATION: dict[str, tuple[str, bool]] = {
+    "paper": ("decision", True),
+    "legacy": ("pass", False),
+}
+
+#: Policy counters that describe what the window policy did without changing any schedule (the
+#: schedule digests of ``tests/test_schedule_digests.py`` leave them out).
+WINDOW_DIAGNOSTICS = (
+    "choice_passes",
+    "choice_passes_solver",
+    "starvation_blocked",
+    "starved_heads",
+)
+
+
 class WindowPolicy(BasePolicy):
-    """BBSched §3.1 window-based selection with any solver (see the module docstring)."""
+    """BBSched §3.1 window-based selection with any solver (see the module docstring).
+
+    ``ageing`` and ``starvation_bound``: how a window job ages and when it is starved
+    (``"decision"``, the default, counts the passes whose window went to the solver without
+    starting it; ``"pass"`` every pass; ``"seconds"`` the seconds since it entered the window).
+    ``optimise_around_head``: when starved jobs do not fit together, still optimise the rest of
+    the window around the starved head's reservation (default) or leave it to the backfiller.
+    ``starvation``: a named pair of the two (:data:`STARVATION`): ``"paper"`` (default) or
+    ``"legacy"`` (the behaviour before issue 16); explicit ``ageing`` / ``optimise_around_head``
+    override it.
+    """
 
     name = "window"
 
@@ -201,32 +271,83 @@ class WindowPolicy(BasePolicy):
         solver: Any,
         *,
         window: int = 20,
-        starvation_bound: int = 50,
+        starvation_bound: float = 50,
+        starvation: str = "paper",
+        ageing: str | None = None,
+        optimise_around_head: bool | None = None,
         budget: Budget | None = None,
         backfill: str | Backfiller = "easy",
     ):
         super().__init__(backfill=backfill)
         if not isinstance(window, int) or isinstance(window, bool) or window < 1:
             raise ConfigError(f"window: expected an integer >= 1, got {window!r}")
-        if not isinstance(starvation_bound, int) or starvation_bound < 1:
+        if starvation not in STARVATION:
+            raise ConfigError(
+                f"starvation: expected one of {', '.join(STARVATION)}, got {starvation!r}"
+            )
+        if ageing is None:
+            ageing = STARVATION[starvation][0]
+        if optimise_around_head is None:
+            optimise_around_head = STARVATION[starvation][1]
+        if ageing not in AGEING:
+            raise ConfigError(f"ageing: expected one of {', '.join(AGEING)}, got {ageing!r}")
+        if ageing == "seconds":
+            ok = (
+                isinstance(starvation_bound, int | float)
+                and not isinstance(starvation_bound, bool)
+                and starvation_bound > 0
+            )
+            if not ok:
+                raise ConfigError(
+                    f"starvation_bound: expected a number of seconds > 0, got {starvation_bound!r}"
+                )
+        elif (
+            not isinstance(starvation_bound, int)
+            or isinstance(starvation_bound, bool)
+            or starvation_bound < 1
+        ):
             raise ConfigError(
                 f"starvation_bound: expected an integer >= 1, got {starvation_bound!r}"
+            )
+        if not isinstance(optimise_around_head, bool):
+            raise ConfigError(
+                f"optimise_around_head: expected true or false, got {optimise_around_head!r}"
             )
         self.solver = solver
         self.window = window
         self.starvation_bound = starvation_bound
+        self.starvation = starvation
+        self.ageing = ageing
+        self.optimise_around_head = optimise_around_head
         self.budget = budget or Budget()
-        #: starvation counters (BBSched §3.1): queued job -> passes it spent in the window
-        #: without starting; the policy's own state
-        self.window_passes: dict[int, int] = {}
+        #: starvation counters (BBSched §3.1): queued job -> its age (passes or decisions it
+        #: spent in the window without starting; with ``ageing="seconds"`` the instant it first
+        #: entered the window); the policy's own state
+        self.window_passes: dict[int, float] = {}
+        self._solved = False  # the solver was called in the current pass
+        self._announced = False  # the diagnostic counters were reported in this run
 
     def describe(self) -> str:
         sid = getattr(self.solver, "id", getattr(self.solver, "name", "?"))
-        return f"window[{sid},w={self.window}]+{self.backfill}"
+        extra = "" if self.ageing == "decision" else f",ageing={self.ageing}"
+        if self.starvation_bound != 50:
+            extra += f",bound={self.starvation_bound:g}"
+        if not self.optimise_around_head:
+            extra += ",around_head=no"
+        return f"window[{sid},w={self.window}{extra}]+{self.backfill}"
 
     def reset(self) -> None:
         super().reset()
         self.window_passes = {}
+        self._announced = False
+
+    def _starved(self, j: int, now: float) -> bool:
+        age = self.window_passes.get(j)
+        if age is None:
+            return False
+        if self.ageing == "seconds":
+            return now - age >= self.starvation_bound
+        return age >= self.starvation_bound
 
     # -- the pass --------------------------------------------------------------------
     def start_jobs(self, view: MachineView, order: list[int], now: float) -> StartRule:
@@ -234,10 +355,18 @@ class WindowPolicy(BasePolicy):
         dem, free = view.demands, view.free
         win = order[: self.window]
         passes = self.window_passes
-        bound = self.starvation_bound
-        starved = [j for j in win if passes.get(j, 0) >= bound]
+        cands = [j for j in win if fits(dem[j], free, K, b, eps)]
+        choice = len(cands) > 1 and not fits(
+            [sum(dem[j][k] for j in cands) for k in range(K)], free, K, b, eps
+        )
+        starved = [j for j in win if self._starved(j, now)]
         started: set[int] = set()
         head: int | None = None
+        self._solved = False
+        if not self._announced:  # the diagnostics exist (as 0) in every run of this policy
+            self._announced = True
+            for name in WINDOW_DIAGNOSTICS:
+                yield Count(name, 0)
         if starved:
             total = [sum(dem[j][k] for j in starved) for k in range(K)]
             if not fits(total, free, K, b, eps):
@@ -250,19 +379,45 @@ class WindowPolicy(BasePolicy):
                         head = j
                         break
         if head is None:
-            cands = [j for j in win if fits(dem[j], free, K, b, eps)]
             if cands:
                 started |= yield from self._decide(view, win, cands, starved, now)
-        for j in win:
-            if j in started:
+        else:
+            yield Count("starved_heads")
+            if self.optimise_around_head:
+                rest = [
+                    j
+                    for j in win
+                    if j != head and j not in started and fits(dem[j], free, K, b, eps)
+                ]
+                if rest:
+                    started |= yield from self._decide_around(view, win, rest, head, now)
+        if choice:
+            yield Count("choice_passes")
+            if self._solved:
+                yield Count("choice_passes_solver")
+            elif head is not None or started:
+                yield Count("starvation_blocked")
+        ageing = self.ageing
+        if ageing == "seconds":
+            for j in win:
+                if j in started:
+                    passes.pop(j, None)
+                elif j not in passes:
+                    passes[j] = now
+        elif ageing == "pass" or self._solved:
+            for j in win:
+                if j in started:
+                    passes.pop(j, None)
+                else:
+                    passes[j] = passes.get(j, 0) + 1
+        else:
+            for j in started:
                 passes.pop(j, None)
-            else:
-                passes[j] = passes.get(j, 0) + 1
-        rest = [j for j in order if j not in started]
+        rest_order = [j for j in order if j not in started]
         if head is not None:
-            rest.remove(head)
-            rest.insert(0, head)
-        return rest
+            rest_order.remove(head)
+            rest_order.insert(0, head)
+        return rest_order
 
     def _backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
         passes = self.window_passes
@@ -271,6 +426,22 @@ class WindowPolicy(BasePolicy):
                 passes.pop(action.job, None)  # a started job never starves
             yield action
 
+    def _decide_around(
+        self, view: MachineView, win: list[int], rest: list[int], head: int, now: float
+    ) -> Generator[Action, None, set[int]]:
+        """Optimise ``rest`` (window jobs that fit now) around the starved ``head``'s EASY
+        reservation: a job still running at the head's reserved instant (by its request) must
+        fit in what the reservation leaves over then (module docstring)."""
+        K, b, eps = view.K, view.bb_index, view.bb_eps
+        dem, hold = view.demands, view.hold
+        shadow, extra = head_reservation(view, dem[head], now)
+        long_jobs = {j for j in rest if now + hold[j] > shadow}
+        cands = [j for j in rest if j not in long_jobs or fits(dem[j], extra, K, b, eps)]
+        if not cands:
+            return set()
+        reservation = (head, long_jobs, [max(x, 0.0) for x in extra])
+        return (yield from self._decide(view, win, cands, [], now, reservation))
+
     def _decide(
         self,
         view: MachineView,
@@ -278,18 +449,29 @@ class WindowPolicy(BasePolicy):
         cands: list[int],
         starved: list[int],
         now: float,
+        reservation: tuple[int, set[int], list[float]] | None = None,
     ) -> Generator[Action, None, set[int]]:
         K, b, eps = view.K, view.bb_index, view.bb_eps
         dem = view.demands
         total = tuple(sum(dem[j][k] for j in cands) for k in range(K))
-        if fits(total, view.free, K, b, eps):
+        if fits(total, view.free, K, b, eps) and (
+            reservation is None
+            or fits(
+                tuple(sum(dem[j][k] for j in cands if j in reservation[1]) for k in range(K)),
+                reservation[2],
+                K,
+                b,
+                eps,
+            )
+        ):
             yield Count("trivial_decisions")
             yield from self._start_set(view, cands)
             forced = sum(1 for j in starved if j in cands)
             if forced:
                 yield Count("starved_forced", forced)
             return set(cands)
-        problem = self._problem(view, cands, starved)
+        self._solved = True
+        problem = self._problem(view, cands, starved, reservation)
         if view.records_problems:
             yield RecordProblem(
                 problem,
@@ -334,10 +516,22 @@ class WindowPolicy(BasePolicy):
             if view.logs_decisions:
                 yield LogDecision(
                     self._log_entry(
-                        view, now, win, cands, starved, decision, [], fault, free_before
+                        view,
+                        now,
+                        win,
+                        cands,
+                        starved,
+                        decision,
+                        [],
+                        fault,
+                        free_before,
+                        reservation,
                     )
                 )
             sid = getattr(self.solver, "id", self.solver)
+            if reservation is not None:  # the naive rule could delay the starved head
+                yield Fault(f"decision by {sid!r} rejected: {fault}", "the backfiller")
+                return set()
             # the engine raises (on_invalid="raise") or counts the fallback and resumes us
             yield Fault(f"decision by {sid!r} rejected: {fault}", "the naive rule")
             k = yield from naive_start(view, cands)
@@ -348,7 +542,9 @@ class WindowPolicy(BasePolicy):
             yield Count("starved_forced", forced)
         if view.logs_decisions:
             yield LogDecision(
-                self._log_entry(view, now, win, cands, starved, decision, chosen, None, free_before)
+                self._log_entry(
+                    view, now, win, cands, starved, decision, chosen, None, free_before, reservation
+                )
             )
         return set(chosen)
 
@@ -360,9 +556,23 @@ class WindowPolicy(BasePolicy):
             yield Start(j)
 
     @staticmethod
-    def _problem(view: MachineView, cands: list[int], starved: list[int]) -> SelectionProblem:
+    def _problem(
+        view: MachineView,
+        cands: list[int],
+        starved: list[int],
+        reservation: tuple[int, set[int], list[float]] | None = None,
+    ) -> SelectionProblem:
         system = view.system
         dem = np.array([view.demands[j] for j in cands], dtype=np.float64)
+        capacities = np.maximum(np.array(view.free, dtype=np.float64), 0.0)
+        resources = view.resource_names
+        if reservation is not None:  # the second block: what each job holds at the head's start
+            at_head = np.array([j in reservation[1] for j in cands], dtype=np.float64)
+            demands = np.hstack([dem, dem * at_head[:, None]])
+            capacities = np.concatenate([capacities, np.array(reservation[2], dtype=np.float64)])
+            resources = (*resources, *(f"{r}@head" for r in resources))
+        else:
+            demands = dem
         nodes = dem[:, 0]
         rows = [nodes]
         names = ["nodes"]
@@ -377,11 +587,11 @@ class WindowPolicy(BasePolicy):
             scales.append(float(system.ssd_total_gb))
         pos = {j: i for i, j in enumerate(cands)}
         return SelectionProblem(
-            capacities=np.maximum(np.array(view.free, dtype=np.float64), 0.0),
-            demands=dem,
+            capacities=capacities,
+            demands=demands,
             objectives=np.vstack(rows),
             must_include=tuple(pos[j] for j in starved if j in pos),
-            resources=view.resource_names,
+            resources=resources,
             objective_names=tuple(names),
             objective_scales=np.array(scales),
         )
@@ -397,9 +607,10 @@ class WindowPolicy(BasePolicy):
         chosen: list[int],
         fault: str | None,
         free: list[float],
+        reservation: tuple[int, set[int], list[float]] | None = None,
     ) -> dict[str, Any]:
         ids = view.job_id
-        return {
+        entry = {
             "t": now,
             "window": [ids(j) for j in win],
             "candidates": [ids(j) for j in cands],
@@ -413,6 +624,10 @@ class WindowPolicy(BasePolicy):
             "free": free,
             "fault": fault,
         }
+        if reservation is not None:  # optimised around a starved head's reservation
+            entry["starved_head"] = ids(reservation[0])
+            entry["free_at_head"] = list(reservation[2])
+        return entry
 
 
 POLICIES: dict[str, type[BasePolicy]] = {"naive": NaivePolicy, "window": WindowPolicy}

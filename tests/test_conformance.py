@@ -24,6 +24,7 @@ BUILTINS = [
         "dp",
         "cpsat",
         "ga",
+        "bbsched-ga",
         "moo",
         "weighted",
         "weighted-cpu",

@@ -1,4 +1,5 @@
-"""``ga`` (BBSched's genetic algorithm, §3.2.2) and ``moo`` (seeded Pareto local search).
+"""``bbsched-ga`` (BBSched's genetic algorithm as written, §3.2.2), ``ga`` (the same with repair
+and fill) and ``moo`` (seeded Pareto local search).
 
 Contract (conformance suite), BBSched's Table 1, determinism, feasibility, deadlines, the choices
 ``ga`` documents where the paper is silent, and ``moo`` against ``ga`` and the exact front.
@@ -18,7 +19,7 @@ from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import moo as moo_module
 from schedbench.solvers.dp import DPSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
-from schedbench.solvers.ga import GASolver
+from schedbench.solvers.ga import BBSchedGASolver, GASolver
 from schedbench.solvers.moo import MOOSolver
 from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
 
@@ -39,25 +40,57 @@ def assert_valid(problem: SelectionProblem, decision) -> None:
         assert obj == problem.evaluate(sel)
 
 
-@parametrize_conformance([GASolver(), MOOSolver()])
+@parametrize_conformance([GASolver(), BBSchedGASolver(), MOOSolver()])
 def test_conformance(solver, check):
     check(solver)
 
 
 # -- BBSched Table 1 ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("seed", [1, 3, 4, 5])
-def test_ga_finds_the_table1_front(seed):
-    d = GASolver().solve(table1(), Budget(seed=seed))
+def test_bbsched_ga_finds_the_table1_front(seed):
+    d = BBSchedGASolver().solve(table1(), Budget(seed=seed))
     assert d.status == Status.FEASIBLE
     assert front(d) == TABLE1_FRONT
 
 
-def test_ga_finds_the_table1_front_for_most_seeds():
-    # A heuristic: not every seed gets both points. Seed 0 ends on (70, 90) instead of (80, 90):
-    # J4 is lost from the whole population and only a rare mutation could bring it back.
-    # Measured: 6 of seeds 0..9.
-    hits = sum(front(GASolver().solve(table1(), Budget(seed=s))) == TABLE1_FRONT for s in range(10))
+def test_bbsched_ga_finds_the_table1_front_for_most_seeds():
+    # The paper's GA as written is a heuristic that cannot recover a lost gene (BBSchedGASolver
+    # says why): seed 0 ends on (70, 90) instead of (80, 90), J4 lost from the whole
+    # population. Measured: 6 of seeds 0..9 on the exact front; J2..J5 started on 94 of 0..99.
+    solver = BBSchedGASolver()
+    hits = sum(front(solver.solve(table1(), Budget(seed=s))) == TABLE1_FRONT for s in range(10))
     assert hits >= 5
+    assert solver.solve(table1(), Budget(seed=0)).selected != (1, 2, 3, 4)
+
+
+def test_ga_finds_the_table1_front_and_answer_for_every_seed():
+    # Issue 16, item 5: repair and fill make every chromosome maximal; (J2, J3, J5) can no
+    # longer stand, J4 is added.
+    solver = GASolver()
+    for seed in range(100):
+        d = solver.solve(table1(), Budget(seed=seed))
+        assert d.status == Status.FEASIBLE
+        assert front(d) == TABLE1_FRONT, seed
+        assert d.selected == (1, 2, 3, 4), seed  # the decision maker's answer, J2..J5
+
+
+def test_ga_repair_is_a_parameter_and_bbsched_ga_is_ga_without_it():
+    assert GASolver().repair == "fill" and BBSchedGASolver().repair == "none"
+    assert BBSchedGASolver().id == "bbsched-ga" and GASolver(repair="none").id == "ga[repair=none]"
+    problem = theta_window(20, 3)
+    for seed in range(3):
+        a = GASolver(repair="none").solve(problem, Budget(seed=seed))
+        b = BBSchedGASolver().solve(problem, Budget(seed=seed))
+        assert a.same_answer(b)
+
+
+def test_ga_with_fill_answers_only_maximal_selections():
+    problem = theta_window(20, 4)
+    d = GASolver().solve(problem, Budget(seed=0))
+    for point in d.pareto:
+        used = problem.usage(point.selected)
+        for j in set(range(problem.w)) - set(point.selected):
+            assert not problem.fits(used + problem.demands[j]), (point.selected, j)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -78,9 +111,12 @@ def test_same_seed_same_answer(solver):
     assert dict(a.stats) == dict(b.stats)
 
 
-def test_ga_uses_its_seed():
-    problem = theta_window(20, 0)
-    answers = {tuple(sorted(front(GASolver().solve(problem, Budget(seed=s))))) for s in range(6)}
+@pytest.mark.parametrize("cls", [GASolver, BBSchedGASolver])
+def test_ga_uses_its_seed(cls):
+    # ga finds the same front of a w = 20 window from every seed (and of this w = 100 one,
+    # measured); w = 200 it does not
+    problem = theta_window(20 if cls is BBSchedGASolver else 200, 0)
+    answers = {tuple(sorted(front(cls().solve(problem, Budget(seed=s))))) for s in range(6)}
     assert len(answers) > 1
 
 
@@ -196,8 +232,8 @@ def test_ga_violation_ranking_reaches_feasibility_where_age_ranking_does_not():
     # A random first generation on a window of 20 is all infeasible; ranking infeasible
     # chromosomes by age alone (the paper read literally) gives no pull towards feasibility.
     problem = theta_window(20, 2)
-    by_violation = GASolver().solve(problem, Budget(seed=0))
-    by_age = GASolver(infeasible="age").solve(problem, Budget(seed=0))
+    by_violation = BBSchedGASolver().solve(problem, Budget(seed=0))
+    by_age = BBSchedGASolver(infeasible="age").solve(problem, Budget(seed=0))
     assert by_violation.stats["feasible_in_population"] > 0
     assert by_violation.objectives[0] > 0.9 * problem.capacities[0]
     assert by_age.stats["feasible_in_population"] == 0
@@ -228,6 +264,7 @@ def test_ga_trace_for_one_objective():
         (GASolver, {"mutation": 1.5}),
         (GASolver, {"infeasible": "repair"}),
         (GASolver, {"children": True}),
+        (GASolver, {"repair": "greedy"}),
         (MOOSolver, {"exchange": 3}),
         (MOOSolver, {"kicks": -1}),
         (MOOSolver, {"time_limit_s": -1.0}),
@@ -241,14 +278,16 @@ def test_bad_parameters_are_rejected(cls, params):
 
 # -- moo against ga and the exact front ---------------------------------------------------------------
 def test_moo_finds_at_least_as_much_of_the_exact_front_as_ga():
-    exact_points = ga_points = moo_points = 0
+    exact_points = ga_points = fill_points = moo_points = 0
     for seed in range(5):
         problem = theta_window(20, seed)
         exact = front(DPSolver().solve(problem, Budget(deadline_s=30)))
         exact_points += len(exact)
-        ga_points += len(exact & front(GASolver().solve(problem, Budget(seed=seed))))
+        ga_points += len(exact & front(BBSchedGASolver().solve(problem, Budget(seed=seed))))
+        fill_points += len(exact & front(GASolver().solve(problem, Budget(seed=seed))))
         moo_points += len(exact & front(MOOSolver().solve(problem, Budget(seed=seed))))
     assert moo_points >= ga_points
+    assert fill_points > ga_points  # repair and fill: most of the front (bench/moo_quality.py)
     assert moo_points >= 0.8 * exact_points  # measured: 10 of 11 (bench/moo_quality.py)
 
 

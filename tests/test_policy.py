@@ -486,7 +486,7 @@ def test_unknown_names_and_options_are_errors_that_list_what_is_known():
     with pytest.raises(
         PolicyOptionError,
         match="policy 'window' has no option 'windw'; its options: solver, window, "
-        "starvation_bound, budget, backfill",
+        "starvation_bound, starvation, ageing, optimise_around_head, budget, backfill",
     ):
         make_policy("window", solver=make_solver("naive"), windw=3)
     with pytest.raises(PolicyOptionError, match="missing a required argument: 'solver'"):

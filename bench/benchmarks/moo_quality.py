@@ -10,7 +10,8 @@ For w = 20, 50, 100 and several seeds of ``instances.windows.theta_window`` (BBS
 Theta: nodes and burst buffer, the objectives are the two demands):
 
 * the exact front Z by ``dp`` (checked to be ``optimal``);
-* ``ga`` — BBSched's GA with the paper's defaults (P = 20, G = 500, p_m = 0.05 %);
+* ``bbsched-ga`` — BBSched's GA as the paper describes it (P = 20, G = 500, p_m = 0.05 %);
+* ``ga`` — the same GA with repair and fill of every chromosome (``solvers/ga.py``);
 * ``moo`` — our seeded Pareto local search, defaults;
 * ``nsga2`` — pymoo's NSGA-II, population 20, 500 generations, binary random sampling, two-point
   crossover, bit-flip mutation (pymoo's defaults for its rates), duplicates eliminated,
@@ -59,7 +60,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.dp import DPSolver
-from schedbench.solvers.ga import GASolver
+from schedbench.solvers.ga import BBSchedGASolver, GASolver
 from schedbench.solvers.moo import MOOSolver
 
 WINDOWS = (20, 50, 100)
@@ -229,12 +230,14 @@ def target_lines(methods: dict[str, Method], windows: Sequence[int]) -> list[str
         return "ok" if flag else "MISSED"
 
     lines = []
-    ga = methods.get("ga")
-    if ga and 20 in ga.runs:
-        med = statistics.median(r.latency_s for r, _, _ in ga.runs[20])
-        lines.append(
-            f"ga median at w=20: {ms(med)} ms (target <= {GA_TARGET_MS:g} ms) {ok(1e3 * med <= GA_TARGET_MS)}"
-        )
+    for name in ("bbsched-ga", "ga"):
+        ga = methods.get(name)
+        if ga and 20 in ga.runs:
+            med = statistics.median(r.latency_s for r, _, _ in ga.runs[20])
+            lines.append(
+                f"{name} median at w=20: {ms(med)} ms (target <= {GA_TARGET_MS:g} ms) "
+                f"{ok(1e3 * med <= GA_TARGET_MS)}"
+            )
     moo, nsga = methods.get("moo"), methods.get("nsga2")
     for w in windows:
         if not moo or w not in moo.runs:
@@ -274,7 +277,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"moo_quality: Theta-like windows, seeds {seeds.start}..{seeds.stop - 1}")
     print(machine_line())
-    methods = [solver_method("ga", GASolver()), solver_method("moo", MOOSolver())]
+    methods = [
+        solver_method("bbsched-ga", BBSchedGASolver()),
+        solver_method("ga", GASolver()),
+        solver_method("moo", MOOSolver()),
+    ]
     notes = []
     nsga = None if args.no_nsga2 else nsga2_method()
     if nsga is None:

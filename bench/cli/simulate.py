@@ -35,6 +35,7 @@ from schedbench.bench.suite.schema import Scenario
 from schedbench.instances.systems import PRESETS
 from schedbench.instances.units import rejection_warning
 from schedbench.simcore.engine import LIFECYCLES
+from schedbench.simcore.metrics import solver_pass_warning
 from schedbench.simcore.policies import BACKFILLS
 from schedbench.simcore.policy_registry import load_policy_class, policy_class, policy_options
 from schedbench.simcore.priority import PRIORITIES
@@ -320,6 +321,9 @@ def run(args: argparse.Namespace) -> int:
         + (f"; {cancelled:,} cancelled without a size dropped by the reader" if cancelled else "")
     )
     warning = rejection_warning(workload, system, rejected, reasons)
+    if warning:
+        print(warning, file=sys.stderr)
+    warning = solver_pass_warning(metrics["metrics"])
     if warning:
         print(warning, file=sys.stderr)
     print(

@@ -50,6 +50,11 @@ _SUMMARY_ROWS: tuple[tuple[str, str, Any], ...] = (
     ("decision latency median", "decision_latency_median_s", _fmt_latency),
     ("decision latency p95", "decision_latency_p95_s", _fmt_latency),
     ("decisions within budget", "decision_within_budget", _fmt_share),
+    ("offered node load", "offered_node_load", _fmt_share),
+    ("offered burst-buffer load", "offered_bb_load", _fmt_share),
+    ("passes with a choice", "choice_passes", _fmt_int),
+    ("... that reached the solver", "solver_pass_share", _fmt_share),
+    ("... blocked by starvation", "starvation_blocked", _fmt_int),
 )
 
 
