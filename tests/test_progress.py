@@ -61,6 +61,8 @@ def test_every_reproduction_accepts_no_progress() -> None:
     reproduce.add_parser(parser.add_subparsers(dest="command"))
     from schedbench.bench.reproduce import reproductions
 
-    for paper in reproductions():
-        args, _ = parser.parse_known_args(["reproduce", paper, "--no-progress"])
+    papers = reproductions()
+    assert papers, "no reproduction module found"
+    for paper in papers:
+        args = parser.parse_args(["reproduce", paper, "--out", "x", "--no-progress"])
         assert args.no_progress is True

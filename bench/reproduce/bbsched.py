@@ -72,6 +72,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench.progress import progress
+
 PAPER = "bbsched"
 SUMMARY = (
     "BBSched (HPDC'19) §4: S1-S4 on Theta- and Cori-like machines at Table 3's operating "
@@ -332,13 +334,13 @@ def _cost(task: Task) -> float:
     return (2.0 if task.machine == "cori" else 1.0) * (1.5 if task.window == 50 else 1.0)
 
 
-def execute(tasks: Sequence[Task], workers: int, *, desc: str = "bbsched") -> list[dict[str, Any]]:
+def execute(
+    tasks: Sequence[Task], workers: int, *, desc: str = "bbsched", show_progress: bool = True
+) -> list[dict[str, Any]]:
     """Run the tasks on ``workers`` processes (1: in this process) with a progress bar (ETA)."""
-    from tqdm import tqdm
-
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     out: list[dict[str, Any] | None] = [None] * len(tasks)
-    bar = tqdm(total=len(tasks), desc=desc, unit="run", file=sys.stderr, smoothing=0.05)
+    bar = progress(len(tasks), desc, "run", disable=not show_progress)
     try:
         if workers <= 1:
             for i in order:
@@ -1418,7 +1420,7 @@ def run(args: argparse.Namespace) -> int:
             f"each, {args.workers} workers); operating point {OPERATING_POINT}",
             file=sys.stderr,
         )
-        results = execute(tasks, args.workers)
+        results = execute(tasks, args.workers, show_progress=not args.no_progress)
         rows = [r["row"] for r in results]
         breakdown_rows = [b for r in results for b in r["breakdowns"]]
         extras = [
