@@ -382,6 +382,22 @@ def check_cerberus_spec(spec: str, *, base_dir: Path | None = None) -> None:
         )
 
 
+def absolute_spec(spec: str, base_dir: Path) -> str:
+    """``spec`` with its file paths (a ``.csv`` spec, ``swf=`` / ``csv=`` keys) made absolute
+    against ``base_dir`` (a suite file's folder)."""
+    if spec.startswith("cerberus:"):
+        parts = []
+        for part in spec.partition(":")[2].split(","):
+            key, sep, value = part.partition("=")
+            if sep and key.strip() in ("swf", "csv") and not Path(value.strip()).is_absolute():
+                value = str((base_dir / value.strip()).resolve())
+            parts.append(f"{key}{sep}{value}")
+        return "cerberus:" + ",".join(parts)
+    if spec.lower().endswith(".csv") and not Path(spec).is_absolute():
+        return str((base_dir / spec).resolve())
+    return spec
+
+
 def _resolve(path: str, base_dir: Path | None) -> Path:
     p = Path(path)
     return p if p.is_absolute() or base_dir is None else base_dir / p

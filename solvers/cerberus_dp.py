@@ -28,8 +28,10 @@ Scope: one objective (M = 1), any number of resources, integral or fractional da
 semantics "usage at most c" carry over). ``prefer_later=False`` flips the tie rule (take only when
 strictly better: ties go to the earlier items). The prefix sets hold at most ``2^i`` subsets; for
 windows beyond ~20 jobs they are bounded by the number of distinct usage vectors, and
-``max_states`` stops a blow-up (status ``feasible``, with a note). Exact otherwise: status
-``optimal``. For windows of 10 (the evaluation's), a decision is a few hundred microseconds.
+``max_states`` (subsets held over all prefixes: memory and the walk-back's work) stops a
+blow-up (status ``feasible``, with a note); the deadline is kept by forecasting each layer and
+the walk-back from the time per subset so far (status ``timeout``, the jobs not reached are not
+selected). Exact otherwise: status ``optimal``. For windows of 10 (the evaluation's), a decision is a few hundred microseconds.
 """
 
 from __future__ import annotations
@@ -48,7 +50,9 @@ class CerberusDPSolver(BaseSolver):
     prefer_later: bool = param(
         True, "walk-back tie rule: take an item when take >= skip (True, as run) or > (False)"
     )
-    max_states: int = param(2_000_000, "stop (status feasible) if a prefix holds more subsets")
+    max_states: int = param(
+        1_000_000, "stop (status feasible) before the prefixes hold more subsets in all"
+    )
 
     name = "cerberus-dp"
     summary = (
@@ -76,11 +80,25 @@ class CerberusDPSolver(BaseSolver):
         sums = np.zeros(1)
         prefix: list[tuple[np.ndarray, np.ndarray]] = [(usage, sums)]
         status, notes = Status.OPTIMAL, []
+        held = 1  # subsets held over all prefixes (memory, and the walk-back's work)
+        per_subset = 0.0  # seconds per subset of the last layer
         for i in range(w):
-            if clock.expired():
+            # a layer at most doubles the subsets, and the walk-back reads every prefix once:
+            # stop before a layer that could not finish with its walk-back by the deadline
+            forecast = per_subset * (2 * usage.shape[0] + held)
+            if clock.remaining() <= forecast:
                 status = Status.TIMEOUT
                 notes.append(f"deadline reached after {i} of {w} jobs; later jobs not selected")
                 break
+            if held + 2 * usage.shape[0] > self.max_states:
+                status = Status.FEASIBLE
+                notes.append(
+                    f"state limit max_states={self.max_states} reached after {i} of {w} jobs; "
+                    "later jobs not selected"
+                )
+                break
+            t_layer = clock.elapsed()
+            n_before = usage.shape[0]
             grown = usage + demands[i]
             fit = np.all(grown <= limit, axis=1)
             usage = np.concatenate([usage, grown[fit]])
@@ -88,13 +106,8 @@ class CerberusDPSolver(BaseSolver):
             if i >= 12:  # before that, 2^i subsets are cheaper than the sort
                 usage, sums = _collapse(usage, sums)
             prefix.append((usage, sums))
-            if usage.shape[0] > self.max_states:
-                status = Status.FEASIBLE
-                notes.append(
-                    f"state limit max_states={self.max_states} reached after {i + 1} of {w} jobs; "
-                    "later jobs not selected"
-                )
-                break
+            held += usage.shape[0]
+            per_subset = max(per_subset * 0.5, (clock.elapsed() - t_layer) / max(n_before, 1))
         n = len(prefix) - 1  # items the prefixes cover
         chosen: list[int] = []
         remaining = problem.capacities.astype(np.float64).copy()

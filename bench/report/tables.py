@@ -35,7 +35,8 @@ Simulation leaderboard (:func:`simulation_leaderboard`)
 
 Kiviat charts (BBSched Figures 13–14)
     Axes: node usage, BB usage, 1/avg wait, 1/avg slowdown, and SSD usage and 1/SSD waste when
-    present. Each axis is normalised across the policies of a scenario to [0, 1] with 1 = best
+    present; a Cerberus scenario's: 1/makespan, 1/avg response, CPU and BB utilisation
+    (``simcore/cerberus/metrics.py``; their columns appear when some run has them). Each axis is normalised across the policies of a scenario to [0, 1] with 1 = best
     and 0 = worst: (v − min) / (max − min) of the (reciprocal) value; every policy gets 1 when all
     are equal. A zero wait, slowdown or waste has an infinite reciprocal: those policies get 1
     and the others 0 on that axis. An axis is drawn only when every policy of the scenario has a
@@ -127,6 +128,14 @@ SIM_MEAN_METRICS = (
     "bounded_slowdown_mean",
 )
 _SSD_METRICS = ("ssd_usage", "ssd_waste")
+#: Cerberus runs (``simcore/cerberus/metrics.py``): shown when some run has them.
+CERBERUS_MEAN_METRICS = (
+    "makespan_from_zero_s",
+    "response_mean_s",
+    "throughput_500s_mean",
+    "cpu_util_time_weighted",
+    "bb_util_time_weighted",
+)
 
 #: Kiviat axes: (label, metric, True when the reciprocal is plotted).
 _KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
@@ -136,6 +145,10 @@ _KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
     ("1/avg slowdown", "slowdown_mean", True),
     ("SSD usage", "ssd_usage", False),
     ("1/SSD waste", "ssd_waste", True),
+    ("1/makespan", "makespan_from_zero_s", True),
+    ("1/avg response", "response_mean_s", True),
+    ("CPU util", "cpu_util_time_weighted", False),
+    ("BB util", "bb_util_time_weighted", False),
 )
 
 
@@ -472,6 +485,11 @@ def simulation_leaderboard(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, 
         for m in _SSD_METRICS
     )
     metrics = [m for m in SIM_MEAN_METRICS if with_ssd or m not in _SSD_METRICS]
+    metrics += [
+        m
+        for m in CERBERUS_MEAN_METRICS
+        if any(number(metrics_of(r).get(m)) is not None for g in groups.values() for r in g)
+    ]
 
     entries: list[dict[str, Any]] = []
     for (family, scenario, solver), runs in groups.items():

@@ -118,28 +118,10 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
     metrics: dict[str, Any] = {}
     status = COMPLETED
     try:
-        workload = _WORKLOADS.get(sc.workload)
-        if workload is None:
-            from schedbench.instances.workloads import load_workload
-
-            workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
-        loaded = load(sc, workload=workload)
-        solver = (
-            None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
-        )
-        built = assemble(
-            sc,
-            loaded,
-            policy=cell.policy_name,
-            solver=solver,
-            budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
-        )
-        t = time.perf_counter()
-        result = built.simulation.run()
-        wall = time.perf_counter() - t
-        metrics = _numbers(compute_metrics(result, built.window, budget_s=cell.budget_s))
-        metrics["wall_s"] = wall
-        metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+        if sc.lifecycle == "cerberus":
+            metrics = _cerberus_cell(cell)
+        else:
+            metrics = _engine_cell(cell)
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
@@ -176,6 +158,47 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         metrics=metrics,
         error=error,
     )
+
+
+def _engine_cell(cell: SimulationCell) -> dict[str, Any]:
+    """A simulation cell on the engine (``simcore/engine.py``): its metrics."""
+    sc = cell.scenario
+    workload = _WORKLOADS.get(sc.workload)
+    if workload is None:
+        from schedbench.instances.workloads import load_workload
+
+        workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
+    loaded = load(sc, workload=workload)
+    solver = None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    built = assemble(
+        sc,
+        loaded,
+        policy=cell.policy_name,
+        solver=solver,
+        budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
+    )
+    t = time.perf_counter()
+    result = built.simulation.run()
+    wall = time.perf_counter() - t
+    metrics = _numbers(compute_metrics(result, built.window, budget_s=cell.budget_s))
+    metrics["wall_s"] = wall
+    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+    return metrics
+
+
+def _cerberus_cell(cell: SimulationCell) -> dict[str, Any]:
+    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics."""
+    from schedbench.bench.run.cerberus import run_scenario
+
+    sc = cell.scenario
+    solver = None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    result, metrics = run_scenario(
+        sc, cell.policy_name, solver, Budget(deadline_s=cell.budget_s, seed=cell.seed)
+    )
+    metrics = _numbers(metrics)
+    metrics["wall_s"] = result.wall_s
+    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+    return metrics
 
 
 def execute(payload: dict[str, Any]) -> CellRecord:

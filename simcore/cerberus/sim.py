@@ -30,7 +30,10 @@ Resource checks: a policy's answer is checked before it is applied (``simcore/ce
 under ``units="floor"`` the knapsack units may over-allocate (model note §5: free cores go
 negative), which is applied and counted rather than refused. The run ends when no event is left;
 jobs still queued then (a never-fitting job at the head of a strict FIFO queue, or a deadlock) are
-reported ``stuck``.
+reported ``stuck``. A deadlock is possible where stage-in volumes are large (1D Cerberus with
+``one_size_in="d"``, the paper's "max in every phase"): FCFS stage-ins can fill the burst buffer
+while the run queue's head waits for its run volume and nothing runs to free any; the published
+runs' GB-sized stage-ins (and d/1000) cannot fill it.
 """
 
 from __future__ import annotations
@@ -226,7 +229,7 @@ class CerberusSimulation:
         missing = np.flatnonzero(np.isnan(col))
         if missing.size:
             j = int(missing[0])
-            what = "data_max_tb (or data_run_tb and data_out_tb)" if column == "d" else column
+            what = "data_max_tb (or data_run_tb and data_out_tb)" if column == "d" else f"data_{column}"
             raise ConfigError(
                 f"workload {self.workload.source or '<memory>'}: job {int(self.workload.job_id[j])} "
                 f"has no {what}, which policy {self.policy.name!r} needs"
@@ -263,7 +266,9 @@ class CerberusSimulation:
             self.t_drain = [a / B for a in d_out]
             self.t_write = [a / ext for a in d_out]
             demands = {"in": d_in, "run": d_run, "out": d_out}
-            need_bb = [max(a, b, c) for a, b, c in zip(d_in, d_run, d_out, strict=True)]
+            # the most one job holds at once: stage-in and run volumes together until the
+            # fetch ends, the stage-out volume later
+            need_bb = [max(a + b, c) for a, b, c in zip(d_in, d_run, d_out, strict=True)]
         else:
             x, d_amt = d_in, d_run
             if self.policy.uses_bb:
