@@ -113,7 +113,9 @@ def read_cerberus_workload(
         try:
             rows = list(csv.reader(fh))
         except (csv.Error, UnicodeDecodeError) as exc:
-            raise CerberusFileError(f"{source}: not a readable CSV file ({exc})", path=source) from exc
+            raise CerberusFileError(
+                f"{source}: not a readable CSV file ({exc})", path=source
+            ) from exc
     if not rows:
         raise CerberusFileError(
             f"{source}:1: expected a header line ({', '.join(COLUMNS)}), got an empty file",
@@ -193,7 +195,8 @@ def read_cerberus_workload(
                     raise _fail(source, line, col, name, "a number of seconds > 0", text)
             elif v is None or v < 0:
                 raise _fail(source, line, col, name, "a finite number >= 0", text)
-            cols[name].append(float(v))  # type: ignore[arg-type]  # v checked above
+            assert v is not None  # checked above
+            cols[name].append(float(v))
     return CerberusWorkload(
         job_id=np.asarray(cols["job_id"], dtype=np.int64),
         submit=cols["submit_s"],
@@ -264,7 +267,11 @@ def generate_cerberus_workload(
         raise CerberusWorkloadError(
             f"cerberus generator: arrival_mean: expected a number > 0, got {arrival_mean!r}"
         )
-    if isinstance(cores_per_node, bool) or not isinstance(cores_per_node, int) or cores_per_node < 1:
+    if (
+        isinstance(cores_per_node, bool)
+        or not isinstance(cores_per_node, int)
+        or cores_per_node < 1
+    ):
         raise CerberusWorkloadError(
             f"cerberus generator: cores_per_node: expected an integer >= 1, got {cores_per_node!r}"
         )

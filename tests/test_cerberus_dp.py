@@ -60,7 +60,11 @@ def tie_heavy(draw):
     caps = [draw(st.integers(0, 9)) for _ in range(k)]
     demands = [[draw(st.integers(0, 5)) for _ in range(k)] for _ in range(w)]
     # few distinct values (many equal optima), some of them the run queue's p / rt^2 floats
-    pool = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 6 / 10800.0**2, 2 / 3600.0**2]), min_size=1, max_size=3))
+    pool = draw(
+        st.lists(
+            st.sampled_from([1.0, 2.0, 3.0, 6 / 10800.0**2, 2 / 3600.0**2]), min_size=1, max_size=3
+        )
+    )
     values = [draw(st.sampled_from(pool)) for _ in range(w)]
     return caps, demands, values
 
@@ -100,9 +104,10 @@ def test_power_of_two_scaling_keeps_every_selection(case, shift):
     caps, demands, values = case
     scaled = [float(np.ldexp(v, shift)) for v in values]
     assert dense_dp(caps, demands, scaled) == dense_dp(caps, demands, values)
-    assert solve(caps, demands, power_of_two_scaled(values)).selected == solve(
-        caps, demands, values
-    ).selected
+    assert (
+        solve(caps, demands, power_of_two_scaled(values)).selected
+        == solve(caps, demands, values).selected
+    )
 
 
 def test_scaled_values_land_in_the_documented_range():
@@ -127,3 +132,17 @@ def test_a_state_limit_stops_with_status_feasible():
     )
     decision = timed_solve(make_solver("cerberus-dp", {"max_states": 8}), problem, Budget(5))
     assert decision.status == Status.FEASIBLE and decision.notes
+
+
+def test_must_include_is_honoured_and_an_empty_window_answers_empty():
+    problem = SelectionProblem(
+        capacities=[4], demands=[[2], [2], [2]], objectives=[[1.0, 1.0, 1.0]], must_include=[0]
+    )
+    assert 0 in solve_problem(problem).selected
+    empty = SelectionProblem(capacities=[4], demands=np.zeros((0, 1)), objectives=[[]])
+    decision = solve_problem(empty)
+    assert decision.status == Status.OPTIMAL and decision.selected == ()
+
+
+def solve_problem(problem):
+    return timed_solve(make_solver("cerberus-dp"), problem, Budget(5))

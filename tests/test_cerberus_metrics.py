@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from schedbench.simcore.catalogue import catalogue
-from schedbench.simcore.cerberus import CerberusSimulation, CerberusWorkload, config_for, make_variant
+from schedbench.simcore.cerberus import (
+    CerberusSimulation,
+    CerberusWorkload,
+    config_for,
+    make_variant,
+)
 from schedbench.simcore.cerberus.metrics import (
     CERBERUS_METRICS,
     compute_cerberus_metrics,

@@ -30,12 +30,21 @@ needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/cerberu
 #: response, state) of the six published runs in faithful mode, and their makespans. A change
 #: here changes the reproduction job for job: say why in the commit.
 PINNED = {
-    "fcfs_cerberus": ("084a7eafcb08c97777ab3e92df65a0edc6eeb444e12a0723273729eba707677f", 376443.125),
-    "maxt_cerberus": ("1a69ef86fd00e7676f7014137d05f8393669fa3a24419117f6ef35ed7640b583", 303940.875),
+    "fcfs_cerberus": (
+        "084a7eafcb08c97777ab3e92df65a0edc6eeb444e12a0723273729eba707677f",
+        376443.125,
+    ),
+    "maxt_cerberus": (
+        "1a69ef86fd00e7676f7014137d05f8393669fa3a24419117f6ef35ed7640b583",
+        303940.875,
+    ),
     "maxp_cerberus": ("02dcd92e35effb9cc819c2b2b70307794603f213c331d2318a7b58caf6493f17", 304716.5),
     "cerberus_1d": ("267a5ad6cfb6906d33c071fe1ccec5aea5d6c7fd5f80b6ec2ecbf4735d26c897", 419407.75),
     "onephase_bb": ("a165dec7683b29cf88875f553b6f9540e3e814f4aafaa4d42ff8fbb21395cd52", 493735.25),
-    "onephase_io": ("e8b3393ba96c12eb037682240a55fad8c2b864a56818a24850e8a1b6cb33cc69", 889239.2000000002),
+    "onephase_io": (
+        "e8b3393ba96c12eb037682240a55fad8c2b864a56818a24850e8a1b6cb33cc69",
+        889239.2000000002,
+    ),
 }
 
 
@@ -68,15 +77,25 @@ def _small_workloads(folder: Path) -> None:
 def test_reproduce_writes_every_output(tmp_path, capsys):
     _small_workloads(tmp_path / "in")
     out = tmp_path / "out"
-    assert main(["reproduce", "cerberus", "--workloads", str(tmp_path / "in"), "--out", str(out)]) == 0
+    assert (
+        main(["reproduce", "cerberus", "--workloads", str(tmp_path / "in"), "--out", str(out)]) == 0
+    )
     text = capsys.readouterr().out
     assert "different random workload per variant" in text and "Agreement" in text
     for run in repro.RUNS:
         with (out / run / "jobs.csv").open() as fh:
             rows = list(csv.DictReader(fh))
         assert len(rows) == 60
-        for col in ("job_id", "submit_s", "stage_in_start_s", "run_start_s", "stage_out_start_s",
-                    "complete_s", "wait_s", "response_s"):
+        for col in (
+            "job_id",
+            "submit_s",
+            "stage_in_start_s",
+            "run_start_s",
+            "stage_out_start_s",
+            "complete_s",
+            "wait_s",
+            "response_s",
+        ):
             assert col in rows[0]
         assert json.loads((out / run / "metrics.json").read_text())["config"]["mode"] == "faithful"
     with (out / "summary.csv").open() as fh:
@@ -95,16 +114,32 @@ def test_reproduce_skips_cleanly_without_workloads(tmp_path, monkeypatch, capsys
     monkeypatch.setattr(repro, "default_workloads", lambda: None)
     assert main(["reproduce", "cerberus", "--out", str(tmp_path / "o")]) == 0
     assert "skipped" in capsys.readouterr().err
-    assert main(["reproduce", "cerberus", "--workloads", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert (
+        main(["reproduce", "cerberus", "--workloads", str(tmp_path), "--out", str(tmp_path / "o")])
+        == 2
+    )
 
 
 def test_simulate_runs_a_cerberus_policy_and_records_its_decisions(tmp_path, capsys):
     rec = tmp_path / "rec.jsonl"
     code = main(
         [
-            "simulate", "--workload", "cerberus:jobs=80,seed=3", "--policy", "cerberus-maxp",
-            "--solver", "dp", "--window", "5", "--policy-set", "mode=faithful",
-            "--record-decisions", str(rec), "--out", str(tmp_path / "s"), "--no-progress",
+            "simulate",
+            "--workload",
+            "cerberus:jobs=80,seed=3",
+            "--policy",
+            "cerberus-maxp",
+            "--solver",
+            "dp",
+            "--window",
+            "5",
+            "--policy-set",
+            "mode=faithful",
+            "--record-decisions",
+            str(rec),
+            "--out",
+            str(tmp_path / "s"),
+            "--no-progress",
         ]
     )
     assert code == 0
@@ -114,10 +149,30 @@ def test_simulate_runs_a_cerberus_policy_and_records_its_decisions(tmp_path, cap
     assert lines and json.loads(lines[0])["context"]["queue"] in ("run", "out")
     config = json.loads((tmp_path / "s" / "metrics.json").read_text())["config"]
     assert config["mode"] == "faithful[window=5,solver=dp]"
-    assert (tmp_path / "s" / "jobs.csv").exists() and (tmp_path / "s" / "knapsack_calls.csv").exists()
-    assert main(["simulate", "--workload", "lublin:jobs=10,nodes=8,seed=1", "--policy", "cerberus-fcfs"]) == 2
+    assert (tmp_path / "s" / "jobs.csv").exists() and (
+        tmp_path / "s" / "knapsack_calls.csv"
+    ).exists()
+    assert (
+        main(
+            ["simulate", "--workload", "lublin:jobs=10,nodes=8,seed=1", "--policy", "cerberus-fcfs"]
+        )
+        == 2
+    )
     assert "Cerberus workload" in capsys.readouterr().err
-    assert main(["simulate", "--workload", "cerberus:jobs=10,seed=1", "--policy", "cerberus-fcfs", "--solver", "dp"]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                "--workload",
+                "cerberus:jobs=10,seed=1",
+                "--policy",
+                "cerberus-fcfs",
+                "--solver",
+                "dp",
+            ]
+        )
+        == 2
+    )
 
 
 SUITE = """
@@ -162,8 +217,9 @@ def test_a_suite_runs_cerberus_scenarios_with_any_solver(tmp_path):
         (('"cerberus-fcfs", ', '"cerberus-fcfs:dp", '), "policies[0]"),
         (('"one-phase-io"]', '"window:dp"]'), "policies[3]"),
         (('{ mode = "faithful" }', '{ mode = "paper" }'), "policy_options"),
-        (('{ mode = "faithful" }', '{ windoww = 3 }'), "policy_options"),
+        (('{ mode = "faithful" }', "{ windoww = 3 }"), "policy_options"),
         (('"cerberus:jobs=60,seed=1"', '"cerberus:jobs=60"'), "workload"),
+        (('{ mode = "faithful" }', '{ run_solver = "nope" }'), "policy_options.run_solver"),
     ],
 )
 def test_bad_cerberus_scenarios_name_the_key(tmp_path, edit, where):
@@ -172,3 +228,29 @@ def test_bad_cerberus_scenarios_name_the_key(tmp_path, edit, where):
     with pytest.raises(SuiteError) as err:
         load_suite(p)
     assert f"simulations[0].{where}" in str(err.value)
+
+
+def test_each_queue_may_have_its_own_solver(tmp_path):
+    out = tmp_path / "pq"
+    args = ["simulate", "--workload", "cerberus:jobs=60,seed=4", "--policy", "cerberus-maxt"]
+    args += ["--policy-set", "run_solver=naive", "--policy-set", "mode=faithful"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+    solvers = json.loads((out / "metrics.json").read_text())["config"]["solvers"]
+    assert solvers == {"run": "naive", "out": "cerberus-dp"}  # the input queue stays FCFS
+    assert (
+        main(
+            [
+                "simulate",
+                "--workload",
+                "cerberus:jobs=10,seed=1",
+                "--policy",
+                "cerberus-fcfs",
+                "--policy-set",
+                "run_solver=dp",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )

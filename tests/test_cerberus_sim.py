@@ -4,6 +4,7 @@ modes, bad plug-in answers; plus properties on generated workloads."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -49,7 +50,9 @@ def wl(rows, source="test"):
 
 
 def machine(cores=1024, bb_tb=100.0):
-    return System.simple("m", cores, bb_tb * 1000, bw_bb_gbps=8.0, bw_io_gbps=2.5, unit="processors")
+    return System.simple(
+        "m", cores, bb_tb * 1000, bw_bb_gbps=8.0, bw_io_gbps=2.5, unit="processors"
+    )
 
 
 def run(workload, policy="cerberus-fcfs", mode="faithful", system=None, solver=None, **switches):
@@ -162,7 +165,13 @@ def test_floor_units_over_allocate_cores_and_a_negative_capacity_selects_nothing
 def test_the_input_queue_stays_fcfs_unless_the_stage_in_knapsack_is_on():
     # BB 10 TB: job 1 stages in 6 TB... the stage-in volume is GB, so make the BB tiny: 10 GB.
     m = machine(cores=1024, bb_tb=0.06)
-    jobs = wl([(0, 256, 10, 20, 50, 0.01, 0.01), (0, 256, 10, 20, 30, 0.01, 0.01), (0, 256, 10, 20, 20, 0.01, 0.01)])
+    jobs = wl(
+        [
+            (0, 256, 10, 20, 50, 0.01, 0.01),
+            (0, 256, 10, 20, 30, 0.01, 0.01),
+            (0, 256, 10, 20, 20, 0.01, 0.01),
+        ]
+    )
     # head (50 GB) fits; then 30 GB does not (10 left) and blocks the 20 GB job in FCFS...
     fcfs_in = run(jobs, "cerberus-maxt", "faithful", system=m)
     assert fcfs_in.times["in_start"][2] > 0.0
@@ -182,13 +191,13 @@ def test_one_size_stage_in_is_d_over_1000_in_faithful_mode_and_d_in_corrected_mo
 
 
 def test_one_phase_durations_follow_the_model_note_sum_by_sum():
-    d, runtime, B, I = 40.0, 100.0, 0.008, 0.0025
+    d, runtime, B, IO = 40.0, 100.0, 0.008, 0.0025
     jobs = wl([(0, 256, runtime, 200, NAN, NAN, NAN, d)])
     bb = run(jobs, "one-phase-bb")
     x = d / 1000
     assert bb.times["complete"][0] == 0.0 + (x / B + (runtime + d / B + x / B + d / B) + d / B)
     io = run(jobs, "one-phase-io")
-    assert io.times["complete"][0] == 0.0 + (x / I + (runtime + d / I) + d / I)
+    assert io.times["complete"][0] == 0.0 + (x / IO + (runtime + d / IO) + d / IO)
     assert io.sample_bb is None
 
 
@@ -330,7 +339,12 @@ def test_registry_errors_name_the_option_and_the_known_names():
     with pytest.raises(LookupError, match="cerberus-fcfs"):
         make_variant("cerberus-nope")
     with pytest.raises(PolicyOptionError, match="no solver"):
-        CerberusSimulation(wl([(0, 256, 10, 20, 8, 1, 1)]), machine(), make_variant("cerberus-maxt"), config_for("corrected")).run()
+        CerberusSimulation(
+            wl([(0, 256, 10, 20, 8, 1, 1)]),
+            machine(),
+            make_variant("cerberus-maxt"),
+            config_for("corrected"),
+        ).run()
 
 
 def test_switch_errors_name_the_switch():
@@ -375,12 +389,26 @@ def generated(draw):
     return generate_cerberus_workload(base, seed=seed)
 
 
-POLICIES = ["cerberus-fcfs", "cerberus-maxt", "cerberus-maxp", "cerberus-1d", "one-phase-bb", "one-phase-io"]
+POLICIES = [
+    "cerberus-fcfs",
+    "cerberus-maxt",
+    "cerberus-maxp",
+    "cerberus-1d",
+    "one-phase-bb",
+    "one-phase-io",
+]
 
 
-@given(generated(), st.sampled_from(POLICIES), st.sampled_from(["faithful", "corrected"]), st.integers(120, 400))
+@given(
+    generated(),
+    st.sampled_from(POLICIES),
+    st.sampled_from(["faithful", "corrected"]),
+    st.integers(120, 400),
+)
 @settings(max_examples=examples(40))
-def test_every_job_ends_phases_are_ordered_and_exact_mode_never_over_commits(w, policy, mode, bb_tb):
+def test_every_job_ends_phases_are_ordered_and_exact_mode_never_over_commits(
+    w, policy, mode, bb_tb
+):
     m = System.simple("m", 300_000, bb_tb * 1000.0, unit="processors")
     res = run(w, policy, mode, system=m)
     if policy == "cerberus-1d" and mode == "corrected":
@@ -390,8 +418,17 @@ def test_every_job_ends_phases_are_ordered_and_exact_mode_never_over_commits(w, 
     assert (res.state == CerberusState.DONE).all()  # every job fits alone, none can deadlock
     t = res.times
     if res.lifecycle == "three-phase":
-        order = ["in_start", "in_end", "run_start", "fetch_end", "exec_end", "out_start", "drain_end", "complete"]
-        for a, b in zip(order, order[1:], strict=False):
+        order = [
+            "in_start",
+            "in_end",
+            "run_start",
+            "fetch_end",
+            "exec_end",
+            "out_start",
+            "drain_end",
+            "complete",
+        ]
+        for a, b in itertools.pairwise(order):
             assert np.all(t[a] <= t[b])
         assert np.all(t["in_start"] >= w.submit)
     else:
@@ -415,6 +452,12 @@ def test_the_preset_machine_has_the_model_notes_sizes():
     from schedbench.simcore.cerberus.sim import Machine
 
     tb = Machine.of(CERBERUS, FAITHFUL)
-    assert (tb.cores, tb.bb, tb.bw_bb, tb.bw_io, tb.bb_unit) == (300_000, 4000.0, 0.008, 0.0025, "TB")
+    assert (tb.cores, tb.bb, tb.bw_bb, tb.bw_io, tb.bb_unit) == (
+        300_000,
+        4000.0,
+        0.008,
+        0.0025,
+        "TB",
+    )
     gb = Machine.of(CERBERUS, config_for("corrected"))
     assert (gb.bb, gb.bw_bb, gb.bb_unit) == (4_000_000, 8.0, "GB")

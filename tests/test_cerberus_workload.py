@@ -52,14 +52,32 @@ def test_reads_the_columns_and_leaves_empty_cells_nan(tmp_path):
 @pytest.mark.parametrize(
     ("line", "where"),
     [
-        ("2,1.0,2048,7568.0,10800.0,-21,35,40,", ":3: column 6 (data_in_gb): expected empty or a number >= 0"),
-        ("2,1.0,-2048,7568.0,10800.0,21,35,40,", ":3: column 3 (cores_requested): expected an integer >= 1"),
-        ("1,1.0,2048,7568.0,10800.0,21,35,40,", ":3: column 1 (job_id): expected job ids increasing"),
-        ("2,1.0,2048,-5,10800.0,21,35,40,", ":3: column 4 (runtime_s): expected a finite number >= 0"),
-        ("2,1.0,2048,7568.0,0,21,35,40,", ":3: column 5 (requested_s): expected a number of seconds > 0"),
+        (
+            "2,1.0,2048,7568.0,10800.0,-21,35,40,",
+            ":3: column 6 (data_in_gb): expected empty or a number >= 0",
+        ),
+        (
+            "2,1.0,-2048,7568.0,10800.0,21,35,40,",
+            ":3: column 3 (cores_requested): expected an integer >= 1",
+        ),
+        (
+            "1,1.0,2048,7568.0,10800.0,21,35,40,",
+            ":3: column 1 (job_id): expected job ids increasing",
+        ),
+        (
+            "2,1.0,2048,-5,10800.0,21,35,40,",
+            ":3: column 4 (runtime_s): expected a finite number >= 0",
+        ),
+        (
+            "2,1.0,2048,7568.0,0,21,35,40,",
+            ":3: column 5 (requested_s): expected a number of seconds > 0",
+        ),
         ("2,x,2048,7568.0,10800.0,21,35,40,", ":3: column 2 (submit_s)"),
         ("2,1.0,2048,7568.0,10800.0,21,35,40", ":3: expected 9 comma-separated fields"),
-        ("2,1.0,400000,7568.0,10800.0,21,35,40,", ":3: column 3 (cores_requested): expected at most the machine's 300000 cores"),
+        (
+            "2,1.0,400000,7568.0,10800.0,21,35,40,",
+            ":3: column 3 (cores_requested): expected at most the machine's 300000 cores",
+        ),
     ],
 )
 def test_bad_rows_name_file_line_and_column(tmp_path, line, where):
@@ -82,7 +100,17 @@ def test_a_missing_or_unknown_column_is_named(tmp_path):
 def test_writer_round_trips(tmp_path):
     w = read_cerberus_workload(write(tmp_path, GOOD))
     back = read_cerberus_workload(write_cerberus_workload(w, tmp_path / "x.csv"))
-    for name in ("job_id", "submit", "cores", "runtime", "requested", "in_gb", "run_tb", "out_tb", "max_tb"):
+    for name in (
+        "job_id",
+        "submit",
+        "cores",
+        "runtime",
+        "requested",
+        "in_gb",
+        "run_tb",
+        "out_tb",
+        "max_tb",
+    ):
         np.testing.assert_array_equal(getattr(w, name), getattr(back, name))
 
 
@@ -131,7 +159,10 @@ def test_specs_are_checked_for_their_form(tmp_path):
         check_cerberus_spec("cerberus:jobs=ten,seed=1")
     with pytest.raises(CerberusWorkloadError, match="no such file"):
         check_cerberus_spec("missing.csv")
-    assert absolute_spec("cerberus:csv=a.csv,seed=1", tmp_path) == f"cerberus:csv={tmp_path / 'a.csv'},seed=1"
+    assert (
+        absolute_spec("cerberus:csv=a.csv,seed=1", tmp_path)
+        == f"cerberus:csv={tmp_path / 'a.csv'},seed=1"
+    )
     w = load_cerberus_workload("cerberus:jobs=30,seed=2")
     assert len(w) == 30 and w.cores.min() >= 256 and w.cores.max() <= 300_000
 

@@ -55,7 +55,9 @@ SOLVERS = ("dp", "cerberus-dp", "naive", "cpsat")
 def part_a(repeats: int) -> None:
     files = published_workloads(SHARED)
     if len(files) == 6:
-        workloads = {r: read_cerberus_workload(p, max_cores=CERBERUS.nodes) for r, p in files.items()}
+        workloads = {
+            r: read_cerberus_workload(p, max_cores=CERBERUS.nodes) for r, p in files.items()
+        }
         where = str(SHARED)
     else:
         workloads = {
@@ -79,7 +81,9 @@ def part_a(repeats: int) -> None:
     rows.append(["all six", "", f"{med:.2f}"])
     print(f"\n(a) faithful reproduction of the six runs ({where}); median of {repeats}")
     print(tabulate(rows, headers=["run", "policy", "wall s"], tablefmt="simple"))
-    print(f"target: all six < 30 s -> {med:.1f} s ({'met' if med < 30 else 'NOT met'}; {30 / med:.0f}x margin)")
+    print(
+        f"target: all six < 30 s -> {med:.1f} s ({'met' if med < 30 else 'NOT met'}; {30 / med:.0f}x margin)"
+    )
 
 
 def corrected_w10_problems(limit: int) -> list:
@@ -109,11 +113,22 @@ def latency_table(label: str, problems: list, solvers: tuple[str, ...]) -> None:
         lat = np.array([timed_solve(solver, p, budget).latency_s for p in problems])
         med = float(np.median(lat))
         rows.append(
-            [name, f"{1e3 * med:.3f}", f"{1e3 * np.percentile(lat, 95):.3f}", f"{1e3 * lat.max():.3f}",
-             f"{med / 1e-3:.2f}"]
+            [
+                name,
+                f"{1e3 * med:.3f}",
+                f"{1e3 * np.percentile(lat, 95):.3f}",
+                f"{1e3 * lat.max():.3f}",
+                f"{med / 1e-3:.2f}",
+            ]
         )
     print(f"\n(b) {label}: {len(problems)} decisions")
-    print(tabulate(rows, headers=["solver", "median ms", "p95 ms", "max ms", "median / 1 ms"], tablefmt="simple"))
+    print(
+        tabulate(
+            rows,
+            headers=["solver", "median ms", "p95 ms", "max ms", "median / 1 ms"],
+            tablefmt="simple",
+        )
+    )
 
 
 def part_c(problems: list) -> None:
@@ -127,11 +142,21 @@ def part_c(problems: list) -> None:
         dense = time.perf_counter() - t
         ours = timed_solve(dp, p, Budget(15.0)).latency_s
         rows.append(
-            [f"{int(p.capacities[0])} x {int(p.capacities[1])}", f"{dense:.2f}", f"{1e3 * ours:.3f}",
-             f"{dense / ours:,.0f}x"]
+            [
+                f"{int(p.capacities[0])} x {int(p.capacities[1])}",
+                f"{dense:.2f}",
+                f"{1e3 * ours:.3f}",
+                f"{dense / ours:,.0f}x",
+            ]
         )
     print("\n(c) the authors' dense memo (pure Python, every (core unit, TB) cell) vs cerberus-dp")
-    print(tabulate(rows, headers=["free units (cores/256 x TB)", "dense s", "cerberus-dp ms", "ratio"], tablefmt="simple"))
+    print(
+        tabulate(
+            rows,
+            headers=["free units (cores/256 x TB)", "dense s", "cerberus-dp ms", "ratio"],
+            tablefmt="simple",
+        )
+    )
 
 
 def main() -> None:
@@ -141,8 +166,9 @@ def main() -> None:
     print(machine_line("numpy", "ortools"))
     part_a(1 if args.quick else 3)
     faithful = [p for _label, p, ctx in read_recorded(CORPUS) if p.w == 10]
-    latency_table("faithful run-queue windows of 10 (shipped corpus; core units, whole TB)",
-                  faithful, SOLVERS)
+    latency_table(
+        "faithful run-queue windows of 10 (shipped corpus; core units, whole TB)", faithful, SOLVERS
+    )
     corrected = corrected_w10_problems(60 if args.quick else 200)
     latency_table("corrected run-queue windows of 10 (exact cores and GB)", corrected, SOLVERS)
     part_c(faithful)

@@ -358,8 +358,12 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
             "cerberus:jobs=N,seed=S (see instances/cerberus.py), not {args.workload!r}"
         )
     system = resolve_system(args.system or "cerberus")
-    config = cb.cerberus_config(_literals(args.policy_params), window=args.window)
+    options = _literals(args.policy_params)
+    config = cb.cerberus_config(options, window=args.window)
     decides = cb.takes_solver(policy_name)
+    if not decides and any(k in options for k in cb.SOLVER_OPTIONS):
+        return fail(f"--policy-set: cerberus policy {policy_name} is FCFS and takes no solver")
+    per_queue = cb.queue_solvers(options) if decides else {}
     if args.solver and not decides:
         return fail(f"--solver: cerberus policy {policy_name} is FCFS and takes no solver")
     if args.record_decisions and not decides:
@@ -371,7 +375,9 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
         solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
         warm_up(solver)
     solver_id = getattr(solver, "id", config.solver if decides else "")
-    label = f"{policy_name}{':' + solver_id if decides else ''}"
+    label = f"{policy_name}{':' + solver_id if decides else ''}" + "".join(
+        f" {k}={v.id}" for k, v in per_queue.items()
+    )
     out = (
         Path(args.out)
         if args.out
@@ -395,6 +401,7 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
             budget=budget,
             record=recorder,
             progress=(lambda done, _total: bar.set_done(done)) if bar else None,
+            per_queue=per_queue,
         )
     finally:
         if bar:
@@ -418,7 +425,9 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
     print(tabulate(rows, headers=("metric", "value"), tablefmt="simple", floatfmt=".6g"))
     if recorder is not None:
         print(f"recorded {recorder.count} decision problems to {args.record_decisions}")
-    print(f"written: {out}/jobs.csv, metrics.json" + (", knapsack_calls.csv" if result.calls else ""))
+    print(
+        f"written: {out}/jobs.csv, metrics.json" + (", knapsack_calls.csv" if result.calls else "")
+    )
     return 0
 
 

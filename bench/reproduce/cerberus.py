@@ -246,7 +246,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------- tables
-def _row(section: str, name: str, result: CerberusResult, metrics: dict[str, Any]) -> dict[str, Any]:
+def _row(
+    section: str, name: str, result: CerberusResult, metrics: dict[str, Any]
+) -> dict[str, Any]:
     return {
         "section": section,
         "name": name,
@@ -521,7 +523,7 @@ def agreement_rows(
             "floor(cores/256) units let a selection need up to 255 cores per job more than free",
         )
         lat = [
-            published[r][1].get("decision_latency_median_s")
+            float(published[r][1]["decision_latency_median_s"])
             for r in knap
             if published[r][1].get("decision_latency_median_s") is not None
         ]

@@ -118,10 +118,8 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
     metrics: dict[str, Any] = {}
     status = COMPLETED
     try:
-        if sc.lifecycle == "cerberus":
-            metrics = _cerberus_cell(cell)
-        else:
-            metrics = _engine_cell(cell)
+        run_cell = _cerberus_cell if sc.lifecycle == "cerberus" else _engine_cell
+        metrics = run_cell(cell)
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
@@ -169,7 +167,9 @@ def _engine_cell(cell: SimulationCell) -> dict[str, Any]:
 
         workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
     loaded = load(sc, workload=workload)
-    solver = None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    solver = (
+        None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    )
     built = assemble(
         sc,
         loaded,
@@ -191,7 +191,9 @@ def _cerberus_cell(cell: SimulationCell) -> dict[str, Any]:
     from schedbench.bench.run.cerberus import run_scenario
 
     sc = cell.scenario
-    solver = None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    solver = (
+        None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    )
     result, metrics = run_scenario(
         sc, cell.policy_name, solver, Budget(deadline_s=cell.budget_s, seed=cell.seed)
     )

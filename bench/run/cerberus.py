@@ -7,9 +7,10 @@ Options a Cerberus run takes (``--policy-set`` on the command line, ``policy_opt
 suite): ``mode`` (``faithful`` or ``corrected``, default corrected) and any switch of
 ``simcore/cerberus/config.py`` by name (``stage_in_knapsack``, ``one_size_in``, ``units``,
 ``start_order``, ``bb_accounting``, ``reject_unfit``, ``external_bandwidth``, ``run_value``,
-``core_unit``, ``min_cores``); the window comes from ``--window`` / the scenario's ``window``
-(0 = the whole queue). The solver answers every knapsack queue; without one, the mode's default
-(``cerberus-dp`` faithful, ``dp`` corrected).
+``core_unit``, ``min_cores``), and ``in_solver`` / ``run_solver`` / ``out_solver`` (a solver id
+for that queue alone); the window comes from ``--window`` / the scenario's ``window`` (0 = the
+whole queue). The solver answers every knapsack queue the per-queue options do not name; without
+one, the mode's default (``cerberus-dp`` faithful, ``dp`` corrected).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.simcore.catalogue import catalogue
 from schedbench.simcore.cerberus.config import SWITCHES, CerberusConfig, config_for
 from schedbench.simcore.cerberus.metrics import CERBERUS_METRICS, compute_cerberus_metrics
 from schedbench.simcore.cerberus.policy import (
@@ -36,14 +38,20 @@ from schedbench.simcore.cerberus.policy import (
 )
 from schedbench.simcore.cerberus.sim import TIME_COLUMNS, CerberusResult, CerberusSimulation
 from schedbench.simcore.cerberus.workload import CerberusWorkload
-from schedbench.simcore.catalogue import catalogue
 from schedbench.simcore.errors import ConfigError, PolicyOptionError
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.system import System
 from schedbench.solvers import registry
 
+#: Per-queue solver options: a solver id (``cpsat``, ``dp[unit_bb=10]``) for that queue only.
+SOLVER_OPTIONS: tuple[str, ...] = ("in_solver", "run_solver", "out_solver")
+
 #: Options a Cerberus run accepts besides the window.
-OPTIONS: tuple[str, ...] = ("mode", *(s for s in SWITCHES if s not in ("window", "solver")))
+OPTIONS: tuple[str, ...] = (
+    "mode",
+    *(s for s in SWITCHES if s not in ("window", "solver")),
+    *SOLVER_OPTIONS,
+)
 
 
 def is_cerberus_policy(name: str) -> bool:
@@ -67,21 +75,39 @@ def cerberus_config(options: Mapping[str, Any], window: int | None = None) -> Ce
             f"cerberus option {unknown[0]!r}: unknown; the options are {', '.join(OPTIONS)}"
         )
     mode = opts.pop("mode", "corrected")
+    for key in SOLVER_OPTIONS:
+        opts.pop(key, None)
     if window is not None:
         opts["window"] = None if window == 0 else window
     return config_for(mode, **opts)
 
 
+def queue_solvers(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The per-queue solvers ``options`` name (``run_solver = "cpsat"``), built and warmed up
+    through the registry; an unknown solver or parameter raises naming it."""
+    out: dict[str, Any] = {}
+    for key in SOLVER_OPTIONS:
+        if key in options:
+            name, params = registry.parse_solver_id(str(options[key]))
+            out[key] = registry.warm_solver(name, params)
+    return out
+
+
 def build_policy(
-    name: str, solver: Any, config: CerberusConfig, budget: Budget
+    name: str,
+    solver: Any,
+    config: CerberusConfig,
+    budget: Budget,
+    per_queue: Mapping[str, Any] | None = None,
 ) -> CerberusPolicy:
     """The policy ``name``; a policy that decides with a solver gets ``solver`` (or the mode's
-    default solver, built from the registry)."""
+    default solver, built from the registry) and the ``per_queue`` solvers (``run_solver``,
+    ...) for the queues they name."""
     if takes_solver(name):
         if solver is None:
             solver = registry.warm_solver(config.solver, {})
-        return make_variant(name, solver=solver, budget=budget)
-    if solver is not None:
+        return make_variant(name, solver=solver, budget=budget, **dict(per_queue or {}))
+    if solver is not None or per_queue:
         raise PolicyOptionError(f"cerberus policy {name!r} takes no solver (it is FCFS)")
     return make_variant(name)
 
@@ -96,15 +122,14 @@ def run_cerberus(
     budget: Budget | None = None,
     record: Callable[[Any, dict[str, Any]], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    per_queue: Mapping[str, Any] | None = None,
 ) -> CerberusResult:
     """One run of ``policy`` on ``workload``; a given solver is recorded in the config
     (``config.solver`` = its id) so that the run's description says what decided."""
     if solver is not None and takes_solver(policy):
         config = dataclasses.replace(config, solver=str(getattr(solver, "id", solver)))
-    pol = build_policy(policy, solver, config, budget or Budget())
-    return CerberusSimulation(
-        workload, system, pol, config, record=record, progress=progress
-    ).run()
+    pol = build_policy(policy, solver, config, budget or Budget(), per_queue)
+    return CerberusSimulation(workload, system, pol, config, record=record, progress=progress).run()
 
 
 _LOADED: dict[tuple[str, int], CerberusWorkload] = {}
@@ -123,9 +148,11 @@ def run_scenario(
     workload = _LOADED.get(key)
     if workload is None:
         workload = _LOADED[key] = load_cerberus_workload(scenario.workload, max_cores=system.nodes)
-    config = cerberus_config(dict(scenario.policy_options), scenario.window)
+    options = dict(scenario.policy_options)
+    config = cerberus_config(options, scenario.window)
+    per_queue = queue_solvers(options) if takes_solver(policy) else {}
     result = run_cerberus(
-        workload, system, policy, solver=solver, config=config, budget=budget
+        workload, system, policy, solver=solver, config=config, budget=budget, per_queue=per_queue
     )
     return result, compute_cerberus_metrics(result, budget_s=budget.deadline_s)
 
@@ -200,6 +227,7 @@ def describe(result: CerberusResult) -> dict[str, Any]:
     """What was run, for ``metrics.json``."""
     return {
         "policy": result.policy,
+        "solvers": dict(result.solvers),
         "lifecycle": result.lifecycle,
         "mode": result.config.label,
         "switches": result.config.to_dict(),
@@ -233,13 +261,31 @@ def write_outputs(result: CerberusResult, out: Path, *, budget_s: float) -> dict
         with (out / "knapsack_calls.csv").open("w", newline="", encoding="utf-8") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(
-                ["t", "queue", "window", "queue_length", "called", "status", "latency_s",
-                 "selected", "objective"]
+                [
+                    "t",
+                    "queue",
+                    "window",
+                    "queue_length",
+                    "called",
+                    "status",
+                    "latency_s",
+                    "selected",
+                    "objective",
+                ]
             )
             for c in result.calls:
                 w.writerow(
-                    [repr(c.t), c.queue, c.window, c.queue_length, int(c.called), c.status,
-                     f"{c.latency_s:.9f}", c.selected, "" if c.objective is None else repr(c.objective)]
+                    [
+                        repr(c.t),
+                        c.queue,
+                        c.window,
+                        c.queue_length,
+                        int(c.called),
+                        c.status,
+                        f"{c.latency_s:.9f}",
+                        c.selected,
+                        "" if c.objective is None else repr(c.objective),
+                    ]
                 )
     return metrics
 

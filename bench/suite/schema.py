@@ -604,7 +604,12 @@ def _check_cerberus_scenario(src: str, where: str, scen: Scenario, pols: list[An
     """Policies of a ``lifecycle = "cerberus"`` scenario are Cerberus policies (``NAME`` — a
     knapsack policy then uses its mode's default solver — or ``NAME:SOLVER``); its
     ``policy_options`` are ``mode`` and the switches of ``simcore/cerberus/config.py``."""
-    from schedbench.bench.run.cerberus import cerberus_config, is_cerberus_policy, takes_solver
+    from schedbench.bench.run.cerberus import (
+        SOLVER_OPTIONS,
+        cerberus_config,
+        is_cerberus_policy,
+        takes_solver,
+    )
 
     for j, pol in enumerate(pols):
         pwhere = f"{where}.policies[{j}]"
@@ -614,9 +619,7 @@ def _check_cerberus_scenario(src: str, where: str, scen: Scenario, pols: list[An
         if not is_cerberus_policy(name):
             from schedbench.simcore.cerberus.policy import known_variants
 
-            raise SuiteError(
-                src, pwhere, f"a Cerberus policy ({', '.join(known_variants())})", pol
-            )
+            raise SuiteError(src, pwhere, f"a Cerberus policy ({', '.join(known_variants())})", pol)
         if solver_id is not None:
             if not takes_solver(name):
                 raise SuiteError(src, pwhere, f"'{name}' alone (it is FCFS, takes no solver)", pol)
@@ -627,8 +630,18 @@ def _check_cerberus_scenario(src: str, where: str, scen: Scenario, pols: list[An
                 raise SuiteError(
                     src, pwhere, "a registered solver and its parameters", str(exc)
                 ) from exc
+    options = dict(scen.policy_options)
+    for key in SOLVER_OPTIONS:
+        if key in options:
+            try:
+                n, prm = parse_solver_id(str(options[key]))
+                make_solver_spec(n, prm)
+            except (SolverParameterError, UnknownSolverError) as exc:
+                raise SuiteError(
+                    src, f"{where}.policy_options.{key}", "a registered solver", str(exc)
+                ) from exc
     try:
-        cerberus_config(dict(scen.policy_options), scen.window)
+        cerberus_config(options, scen.window)
     except SchedbenchError as exc:
         raise SuiteError(
             src, f"{where}.policy_options", "a Cerberus mode and switches", str(exc)

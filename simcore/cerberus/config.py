@@ -115,7 +115,9 @@ class CerberusConfig:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ConfigError(f"cerberus switch {name!r}: expected an integer >= 1, got {v!r}")
         if not isinstance(self.solver, str) or not self.solver:
-            raise ConfigError(f"cerberus switch 'solver': expected a solver name, got {self.solver!r}")
+            raise ConfigError(
+                f"cerberus switch 'solver': expected a solver name, got {self.solver!r}"
+            )
         if not isinstance(self.mode, str) or not self.mode:
             raise ConfigError(f"cerberus 'mode': expected a name, got {self.mode!r}")
 

@@ -74,7 +74,9 @@ CERBERUS_METRICS: tuple[MetricSpec, ...] = (
         "s",
         "lower",
     ),
-    _spec("response_mean_s", "mean of completion - submit over completed jobs", "s", "lower", _SRC6),
+    _spec(
+        "response_mean_s", "mean of completion - submit over completed jobs", "s", "lower", _SRC6
+    ),
     _spec("response_median_s", "median response over completed jobs", "s", "lower", _SRC6),
     _spec("response_max_s", "largest response over completed jobs", "s", "lower", _SRC6),
     _spec(
@@ -87,9 +89,7 @@ CERBERUS_METRICS: tuple[MetricSpec, ...] = (
     _spec("wait_total_max_s", "largest summed wait", "s", "lower", _SRC6),
     _spec("wait_in_mean_s", "mean input-queue wait, stage-in start - submit", "s", "lower", _SRC6),
     _spec("wait_in_max_s", "largest input-queue wait", "s", "lower", _SRC6),
-    _spec(
-        "wait_run_mean_s", "mean run-queue wait, run start - stage-in end", "s", "lower", _SRC6
-    ),
+    _spec("wait_run_mean_s", "mean run-queue wait, run start - stage-in end", "s", "lower", _SRC6),
     _spec("wait_run_max_s", "largest run-queue wait", "s", "lower", _SRC6),
     _spec(
         "wait_out_mean_s",
@@ -163,7 +163,9 @@ def _stat(values: np.ndarray, fn: Any) -> float | None:
     return float(fn(v)) if v.size else None
 
 
-def throughput_clean(complete: np.ndarray, makespan: float, bin_s: float = THROUGHPUT_BIN_S) -> np.ndarray:
+def throughput_clean(
+    complete: np.ndarray, makespan: float, bin_s: float = THROUGHPUT_BIN_S
+) -> np.ndarray:
     """Completions per bin (0, b], (b, 2b], … up to the first multiple of ``bin_s`` at or above
     ``makespan`` (module docstring); every completion in exactly one bin."""
     c = complete[np.isfinite(complete)]
@@ -172,7 +174,9 @@ def throughput_clean(complete: np.ndarray, makespan: float, bin_s: float = THROU
     return np.bincount(idx, minlength=bins)
 
 
-def throughput_paper(complete: np.ndarray, makespan: float, bin_s: float = THROUGHPUT_BIN_S) -> np.ndarray:
+def throughput_paper(
+    complete: np.ndarray, makespan: float, bin_s: float = THROUGHPUT_BIN_S
+) -> np.ndarray:
     """Completions per bin as the published evaluation counted them (module docstring)."""
     c = np.sort(complete[np.isfinite(complete)])
     top = math.floor(makespan) + bin_s
@@ -219,8 +223,12 @@ def compute_cerberus_metrics(
         "response_median_s": _stat(resp, np.median),
         "response_max_s": _stat(resp, np.max),
     }
-    for key, col in (("wait_total", "wait"), ("wait_in", "wait_in"), ("wait_run", "wait_run"),
-                     ("wait_out", "wait_out")):
+    for key, col in (
+        ("wait_total", "wait"),
+        ("wait_in", "wait_in"),
+        ("wait_run", "wait_run"),
+        ("wait_out", "wait_out"),
+    ):
         w = np.where(done, waits[col], np.nan)
         out[f"{key}_mean_s"] = _stat(w, np.mean)
         out[f"{key}_max_s"] = _stat(w, np.max)

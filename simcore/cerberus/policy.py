@@ -260,8 +260,17 @@ class _Knapsack(_Base):
         problem = self.problem(view, window)
         if problem is None:  # a negative capacity: nothing is selected (model note §5)
             view.report(
-                KnapsackCall(view.now, view.queue, len(window), len(view.jobs), False, "skipped",
-                             0.0, 0, None)
+                KnapsackCall(
+                    view.now,
+                    view.queue,
+                    len(window),
+                    len(view.jobs),
+                    False,
+                    "skipped",
+                    0.0,
+                    0,
+                    None,
+                )
             )
             return []
         if view.record is not None:
@@ -332,7 +341,9 @@ class _Knapsack(_Base):
                 demands=[[c, b] for c, b in zip(c_w, bb_w, strict=True)],
                 objectives=[values],
                 resources=("core_units" if floor else "cores", f"bb_{view.bb_unit.lower()}"),
-                objective_names=("cores_x_bb_per_rt2" if cfg.run_value != "product" else "cores_x_bb",),
+                objective_names=(
+                    "cores_x_bb_per_rt2" if cfg.run_value != "product" else "cores_x_bb",
+                ),
             )
         if bb_cap < 0:
             return None
@@ -409,7 +420,7 @@ def variant_class(name: str) -> type:
     problem = _not_a_policy_class(obj)
     if problem:
         raise PolicyOptionError(f"cerberus policy {name!r}: {problem} (nothing was called)")
-    return obj  # type: ignore[no-any-return]
+    return obj
 
 
 def variant_options(cls: type) -> list[str]:
@@ -450,7 +461,7 @@ def make_variant(name: str, **options: Any) -> CerberusPolicy:
             f"cerberus policy {name!r}: lifecycle must be three-phase or one-phase and data "
             f"triple or one-size, got {policy.lifecycle!r} / {policy.data!r}"
         )
-    return policy  # type: ignore[no-any-return]
+    return policy
 
 
 def _not_a_policy_class(obj: object) -> str:

@@ -143,6 +143,8 @@ class CerberusResult:
     counters: dict[str, Any]
     rejected: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
+    #: queue -> id of the solver that answered its knapsacks (empty for FCFS policies)
+    solvers: dict[str, str] = field(default_factory=dict)
 
     @property
     def submit(self) -> np.ndarray:
@@ -155,7 +157,9 @@ class CerberusResult:
     @property
     def start(self) -> np.ndarray:
         """When the job first held a resource (stage-in start; the start of a one-phase job)."""
-        return self.times["in_start"] if self.lifecycle == "three-phase" else self.times["run_start"]
+        return (
+            self.times["in_start"] if self.lifecycle == "three-phase" else self.times["run_start"]
+        )
 
     def waits(self) -> dict[str, np.ndarray]:
         """Per-job waits (model note §6): input-queue wait (stage-in start − submit), run-queue
@@ -229,7 +233,11 @@ class CerberusSimulation:
         missing = np.flatnonzero(np.isnan(col))
         if missing.size:
             j = int(missing[0])
-            what = "data_max_tb (or data_run_tb and data_out_tb)" if column == "d" else f"data_{column}"
+            what = (
+                "data_max_tb (or data_run_tb and data_out_tb)"
+                if column == "d"
+                else f"data_{column}"
+            )
             raise ConfigError(
                 f"workload {self.workload.source or '<memory>'}: job {int(self.workload.job_id[j])} "
                 f"has no {what}, which policy {self.policy.name!r} needs"
@@ -245,8 +253,8 @@ class CerberusSimulation:
         self.cores_arr.setflags(write=False)
         self.cores_l = [int(c) for c in cores]
         runtime = [float(x) for x in wl.runtime]
-        B, I = m.bw_bb, m.bw_io
-        ext = B if cfg.external_bandwidth == "bb" else I
+        B, IO = m.bw_bb, m.bw_io
+        ext = B if cfg.external_bandwidth == "bb" else IO
         zero: list[Any] = [0] * n
         if self.policy.data == "triple":
             d_in = self._amounts(self._need("in_gb") / 1000, "data_in_gb / 1000")
@@ -282,7 +290,8 @@ class CerberusSimulation:
             else:
                 # 1-Phase IO: stage-in + (runtime + checkpoint) + stage-out at the I/O bandwidth
                 self.duration = [
-                    xi / I + (r + di / I) + di / I for xi, di, r in zip(x, d_amt, runtime, strict=True)
+                    xi / IO + (r + di / IO) + di / IO
+                    for xi, di, r in zip(x, d_amt, runtime, strict=True)
                 ]
                 self.d_single = zero
             demands = {"single": self.d_single}
@@ -332,7 +341,7 @@ class CerberusSimulation:
         sample_t: list[float] = []
         sample_cpu: list[float] = []
         sample_bb: list[float] = []
-        counters = {
+        counters: dict[str, Any] = {
             "events": 0,
             "passes": 0,
             "core_overallocations": 0,
@@ -519,4 +528,9 @@ class CerberusSimulation:
             counters=counters,
             rejected=rejected,
             wall_s=time.perf_counter() - t_wall,
+            solvers={
+                q: str(getattr(sv, "id", sv))
+                for q, sv in getattr(self.policy, "solvers", {}).items()
+                if sv is not None and (q != "in" or cfg.stage_in_knapsack)
+            },
         )

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from schedbench.simcore.errors import SchedbenchError
 
@@ -37,6 +38,23 @@ class CerberusWorkloadError(SchedbenchError, ValueError):
 @dataclass(frozen=True, slots=True, eq=False)
 class CerberusWorkload:
     """Jobs of a Cerberus run (module docstring); ``source`` names where they came from."""
+
+    if TYPE_CHECKING:  # what the constructor accepts; the attributes below are what it stores
+
+        def __init__(
+            self,
+            job_id: npt.ArrayLike,
+            submit: npt.ArrayLike,
+            cores: npt.ArrayLike,
+            runtime: npt.ArrayLike,
+            requested: npt.ArrayLike,
+            in_gb: npt.ArrayLike,
+            run_tb: npt.ArrayLike,
+            out_tb: npt.ArrayLike,
+            max_tb: npt.ArrayLike,
+            source: str = "",
+            notes: Mapping[str, Any] = ...,
+        ) -> None: ...
 
     job_id: np.ndarray
     submit: np.ndarray
