@@ -461,3 +461,32 @@ def test_the_preset_machine_has_the_model_notes_sizes():
     )
     gb = Machine.of(CERBERUS, config_for("corrected"))
     assert (gb.bb, gb.bw_bb, gb.bb_unit) == (4_000_000, 8.0, "GB")
+
+
+def test_a_solver_without_an_answer_is_a_counted_fault_served_fcfs_or_skipped():
+    from dataclasses import dataclass
+
+    from schedbench.simcore.problem import Status
+    from schedbench.solvers.base import Answer, BaseSolver
+
+    @dataclass(frozen=True, kw_only=True, slots=True)
+    class Declines(BaseSolver):
+        name = "declines-test"
+
+        def _supports(self, problem):
+            return False, "never"
+
+        def _solve(self, problem, budget, clock):  # pragma: no cover - never called
+            return Answer(Status.ERROR)
+
+    jobs = wl([(0, 256, 10, 20, 8, 1, 1)] * 3)
+    fcfs = CerberusSimulation(
+        jobs, machine(), make_variant("cerberus-maxt", solver=Declines()), FAITHFUL
+    ).run()
+    assert (fcfs.state == CerberusState.DONE).all()
+    assert fcfs.counters["solver_faults"] > 0
+    skip = make_variant("cerberus-maxt", solver=Declines(), on_fault="skip")
+    stalled = CerberusSimulation(jobs, machine(), skip, FAITHFUL).run()
+    assert (stalled.state == CerberusState.STUCK).all()
+    with pytest.raises(PolicyOptionError, match="on_fault"):
+        make_variant("cerberus-maxt", solver=Declines(), on_fault="retry")

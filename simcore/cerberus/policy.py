@@ -221,8 +221,10 @@ class _Knapsack(_Base):
     Under ``units="floor"`` cores count in units of ``core_unit`` and BB in whole TB, both
     rounded down, capacities too; under "exact" everything is in the accounting unit.
     ``solver`` answers every queue unless ``in_solver`` / ``run_solver`` / ``out_solver`` name
-    one for that queue. A solver answer without a selection (``error``, or ``timeout`` before
-    any) starts nothing from that queue in that pass and is counted as a fault.
+    one for that queue. A solver answer without a selection (``error``, e.g. a solver that
+    declines the problem, or ``timeout`` before any) is a fault, counted; ``on_fault="fcfs"``
+    (default) serves that queue head-of-line for that pass instead, so a failing solver cannot
+    stall the run; ``"skip"`` starts nothing from it in that pass.
     """
 
     objective = "maxt"
@@ -235,7 +237,13 @@ class _Knapsack(_Base):
         run_solver: Solver | None = None,
         out_solver: Solver | None = None,
         budget: Budget | None = None,
+        on_fault: str = "fcfs",
     ) -> None:
+        if on_fault not in ("fcfs", "skip"):
+            raise PolicyOptionError(
+                f"policy {self.name!r} option 'on_fault': expected fcfs or skip, got {on_fault!r}"
+            )
+        self.on_fault = on_fault
         self.solvers: dict[str, Solver | None] = {
             "in": in_solver or solver,
             "run": run_solver or solver,
@@ -303,6 +311,8 @@ class _Knapsack(_Base):
                 decision.objectives[0] if decision.objectives else None,
             )
         )
+        if not answered and self.on_fault == "fcfs":
+            return head_of_line(view)
         order = sorted(chosen, reverse=cfg.start_order == "walk-back")
         return [window[i] for i in order]
 
