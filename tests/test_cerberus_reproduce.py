@@ -6,8 +6,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from schedbench.bench.cli import main
@@ -22,6 +24,8 @@ from schedbench.instances.cerberus import (
     write_cerberus_workload,
 )
 from schedbench.instances.systems import CERBERUS
+from schedbench.simcore.kinds.selection.problem import Decision
+from schedbench.simcore.problem import Status
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "cerberus"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/cerberus is absent")
@@ -158,7 +162,8 @@ def test_simulate_runs_a_cerberus_policy_and_records_its_decisions(tmp_path, cap
         )
         == 2
     )
-    assert "Cerberus workload" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Cerberus workload" in err and "not 'lublin:jobs=10,nodes=8,seed=1'" in err
     assert (
         main(
             [
@@ -254,3 +259,54 @@ def test_each_queue_may_have_its_own_solver(tmp_path):
         )
         == 2
     )
+
+
+@dataclass(frozen=True)
+class FirstFitPlugin:
+    """A user's solver plug-in (not registered): takes window jobs in order while they fit."""
+
+    name: str = "first-fit-plugin"
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        used = np.zeros(problem.K)
+        chosen = []
+        for i in range(problem.w):
+            if np.all(used + problem.demands[i] <= problem.capacities):
+                used += problem.demands[i]
+                chosen.append(i)
+        return Decision(
+            Status.FEASIBLE, selected=chosen, objectives=problem.evaluate(chosen), solver=self.id
+        )
+
+
+def test_a_users_solver_plug_in_answers_the_cerberus_knapsacks(tmp_path, capsys):
+    out = tmp_path / "s"
+    code = main(
+        [
+            "simulate",
+            "--workload",
+            "cerberus:jobs=60,seed=2",
+            "--policy",
+            "cerberus-maxt",
+            "--solver",
+            "tests.test_cerberus_reproduce:FirstFitPlugin",
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    assert "cerberus-maxt:first-fit-plugin" in capsys.readouterr().out
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["cerberus_jobs_done"] == 60 and metrics["knapsack_solves"] > 0
+    with (out / "knapsack_calls.csv").open() as f:
+        calls = list(csv.DictReader(f))
+    assert {c["queue"] for c in calls} == {"in", "run", "out"}  # corrected: stage-in knapsack
+    assert {c["status"] for c in calls if c["called"] == "1"} == {"feasible"}

@@ -355,7 +355,7 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
     if not is_cerberus_spec(args.workload):
         return fail(
             f"--policy {policy_name} runs on a Cerberus workload: a .csv workload file or "
-            "cerberus:jobs=N,seed=S (see instances/cerberus.py), not {args.workload!r}"
+            f"cerberus:jobs=N,seed=S (see instances/cerberus.py), not {args.workload!r}"
         )
     system = resolve_system(args.system or "cerberus")
     options = _literals(args.policy_params)
