@@ -310,3 +310,63 @@ def test_a_users_solver_plug_in_answers_the_cerberus_knapsacks(tmp_path, capsys)
         calls = list(csv.DictReader(f))
     assert {c["queue"] for c in calls} == {"in", "run", "out"}  # corrected: stage-in knapsack
     assert {c["status"] for c in calls if c["called"] == "1"} == {"feasible"}
+
+
+@dataclass(frozen=True)
+class DecliningPlugin:
+    """A user's solver plug-in that never gives a selection (status ``error``)."""
+
+    name: str = "declining-plugin"
+
+    @property
+    def id(self) -> str:
+        return self.name
+
+    def supports(self, problem):
+        return False, "declines everything (test)"
+
+    def solve(self, problem, budget):
+        return Decision(Status.ERROR, notes=("declines everything (test)",), solver=self.id)
+
+
+def _simulate_declining(tmp_path, name, *extra):
+    out = tmp_path / name
+    code = main(
+        [
+            "simulate",
+            "--workload",
+            "cerberus:jobs=30,seed=4",
+            "--policy",
+            "cerberus-maxt",
+            "--solver",
+            "tests.test_cerberus_reproduce:DecliningPlugin",
+            "--out",
+            str(out),
+            "--no-progress",
+            *extra,
+        ]
+    )
+    doc = json.loads((out / "metrics.json").read_text()) if code == 0 else None
+    return code, doc
+
+
+def test_on_fault_is_a_run_option_on_the_command_line_and_in_suites(tmp_path, capsys):
+    code, doc = _simulate_declining(tmp_path, "fcfs")
+    assert code == 0  # default on_fault=fcfs: the declined queues are served head-of-line
+    assert doc["metrics"]["cerberus_jobs_done"] == 30
+    assert doc["config"]["counters"]["solver_faults"] > 0
+    code, doc = _simulate_declining(tmp_path, "skip", "--policy-set", "on_fault=skip")
+    assert code == 0  # corrected mode: every queue is a knapsack, so nothing ever starts
+    assert doc["metrics"]["cerberus_jobs_stuck"] == 30
+    capsys.readouterr()
+    code, _ = _simulate_declining(tmp_path, "bad", "--policy-set", "on_fault=retry")
+    assert code == 2
+    assert "'on_fault': expected one of fcfs, skip, got 'retry'" in capsys.readouterr().err
+    with pytest.raises(SuiteError, match="on_fault"):
+        cerberus_suite = tmp_path / "s.toml"
+        cerberus_suite.write_text(
+            '[suite]\nname = "x"\n\n[[simulations]]\nname = "c"\n'
+            'workload = "cerberus:jobs=5,seed=1"\nsystem = "cerberus"\nlifecycle = "cerberus"\n'
+            'policy_options = { on_fault = "retry" }\npolicies = ["cerberus-maxt:naive"]\n'
+        )
+        load_suite(cerberus_suite)

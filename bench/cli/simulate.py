@@ -361,7 +361,7 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
     options = _literals(args.policy_params)
     config = cb.cerberus_config(options, window=args.window)
     decides = cb.takes_solver(policy_name)
-    if not decides and any(k in options for k in cb.SOLVER_OPTIONS):
+    if not decides and any(k in options for k in (*cb.SOLVER_OPTIONS, "on_fault")):
         return fail(f"--policy-set: cerberus policy {policy_name} is FCFS and takes no solver")
     per_queue = cb.queue_solvers(options) if decides else {}
     if args.solver and not decides:
@@ -402,6 +402,7 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
             record=recorder,
             progress=(lambda done, _total: bar.set_done(done)) if bar else None,
             per_queue=per_queue,
+            fault=options.get("on_fault"),
         )
     finally:
         if bar:

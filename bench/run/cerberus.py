@@ -7,8 +7,9 @@ Options a Cerberus run takes (``--policy-set`` on the command line, ``policy_opt
 suite): ``mode`` (``faithful`` or ``corrected``, default corrected) and any switch of
 ``simcore/cerberus/config.py`` by name (``stage_in_knapsack``, ``one_size_in``, ``units``,
 ``start_order``, ``bb_accounting``, ``reject_unfit``, ``external_bandwidth``, ``run_value``,
-``core_unit``, ``min_cores``), and ``in_solver`` / ``run_solver`` / ``out_solver`` (a solver id
-for that queue alone); the window comes from ``--window`` / the scenario's ``window`` (0 = the
+``core_unit``, ``min_cores``), ``in_solver`` / ``run_solver`` / ``out_solver`` (a solver id
+for that queue alone), and ``on_fault`` (``fcfs``, default, or ``skip``: what a knapsack queue
+does in a pass whose solver gave no selection, ``simcore/cerberus/policy.py``); the window comes from ``--window`` / the scenario's ``window`` (0 = the
 whole queue). The solver answers every knapsack queue the per-queue options do not name; without
 one, the mode's default (``cerberus-dp`` faithful, ``dp`` corrected).
 """
@@ -46,11 +47,15 @@ from schedbench.solvers import registry
 #: Per-queue solver options: a solver id (``cpsat``, ``dp[unit_bb=10]``) for that queue only.
 SOLVER_OPTIONS: tuple[str, ...] = ("in_solver", "run_solver", "out_solver")
 
+#: What a knapsack queue does in a pass whose solver gave no selection (``on_fault``).
+ON_FAULT: tuple[str, ...] = ("fcfs", "skip")
+
 #: Options a Cerberus run accepts besides the window.
 OPTIONS: tuple[str, ...] = (
     "mode",
     *(s for s in SWITCHES if s not in ("window", "solver")),
     *SOLVER_OPTIONS,
+    "on_fault",
 )
 
 
@@ -77,9 +82,19 @@ def cerberus_config(options: Mapping[str, Any], window: int | None = None) -> Ce
     mode = opts.pop("mode", "corrected")
     for key in SOLVER_OPTIONS:
         opts.pop(key, None)
+    on_fault(opts.pop("on_fault", None))  # checked here; a policy option, not a switch
     if window is not None:
         opts["window"] = None if window == 0 else window
     return config_for(mode, **opts)
+
+
+def on_fault(value: Any) -> str | None:
+    """The ``on_fault`` option checked (None: not given, the policy's default)."""
+    if value is not None and value not in ON_FAULT:
+        raise ConfigError(
+            f"cerberus option 'on_fault': expected one of {', '.join(ON_FAULT)}, got {value!r}"
+        )
+    return value
 
 
 def queue_solvers(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -99,15 +114,19 @@ def build_policy(
     config: CerberusConfig,
     budget: Budget,
     per_queue: Mapping[str, Any] | None = None,
+    fault: str | None = None,
 ) -> CerberusPolicy:
     """The policy ``name``; a policy that decides with a solver gets ``solver`` (or the mode's
-    default solver, built from the registry) and the ``per_queue`` solvers (``run_solver``,
-    ...) for the queues they name."""
+    default solver, built from the registry), the ``per_queue`` solvers (``run_solver``, ...)
+    for the queues they name, and ``fault`` as its ``on_fault`` when given."""
     if takes_solver(name):
         if solver is None:
             solver = registry.warm_solver(config.solver, {})
-        return make_variant(name, solver=solver, budget=budget, **dict(per_queue or {}))
-    if solver is not None or per_queue:
+        extra: dict[str, Any] = dict(per_queue or {})
+        if fault is not None:
+            extra["on_fault"] = on_fault(fault)
+        return make_variant(name, solver=solver, budget=budget, **extra)
+    if solver is not None or per_queue or fault is not None:
         raise PolicyOptionError(f"cerberus policy {name!r} takes no solver (it is FCFS)")
     return make_variant(name)
 
@@ -123,12 +142,13 @@ def run_cerberus(
     record: Callable[[Any, dict[str, Any]], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     per_queue: Mapping[str, Any] | None = None,
+    fault: str | None = None,
 ) -> CerberusResult:
     """One run of ``policy`` on ``workload``; a given solver is recorded in the config
     (``config.solver`` = its id) so that the run's description says what decided."""
     if solver is not None and takes_solver(policy):
         config = dataclasses.replace(config, solver=str(getattr(solver, "id", solver)))
-    pol = build_policy(policy, solver, config, budget or Budget(), per_queue)
+    pol = build_policy(policy, solver, config, budget or Budget(), per_queue, fault)
     return CerberusSimulation(workload, system, pol, config, record=record, progress=progress).run()
 
 
@@ -150,9 +170,17 @@ def run_scenario(
         workload = _LOADED[key] = load_cerberus_workload(scenario.workload, max_cores=system.nodes)
     options = dict(scenario.policy_options)
     config = cerberus_config(options, scenario.window)
-    per_queue = queue_solvers(options) if takes_solver(policy) else {}
+    decides = takes_solver(policy)
+    per_queue = queue_solvers(options) if decides else {}
     result = run_cerberus(
-        workload, system, policy, solver=solver, config=config, budget=budget, per_queue=per_queue
+        workload,
+        system,
+        policy,
+        solver=solver,
+        config=config,
+        budget=budget,
+        per_queue=per_queue,
+        fault=options.get("on_fault") if decides else None,
     )
     return result, compute_cerberus_metrics(result, budget_s=budget.deadline_s)
 
