@@ -490,3 +490,38 @@ def test_a_solver_without_an_answer_is_a_counted_fault_served_fcfs_or_skipped():
     assert (stalled.state == CerberusState.STUCK).all()
     with pytest.raises(PolicyOptionError, match="on_fault"):
         make_variant("cerberus-maxt", solver=Declines(), on_fault="retry")
+
+
+# ----------------------------------------------------------------------------- zero values
+def test_zero_value_jobs_that_fit_are_started_unless_the_switch_is_off():
+    # job 2 has no run-phase data: its run-queue value (core units x BB units / rt^2) is 0, so
+    # an exact solver's optimum leaves it out although it fits; job 3's zero stage-out volume is
+    # worth 0 to MaxT's stage-out knapsack.
+    jobs = wl([(0, 256, 10, 20, 8, 1, 1), (0, 256, 10, 20, 8, 0, 1), (0, 256, 10, 20, 8, 1, 0)])
+    for policy in ("cerberus-maxt", "cerberus-maxp"):
+        res = run(jobs, policy, "corrected", solver="dp")
+        assert list(res.state) == [CerberusState.DONE] * 3
+    off = run(jobs, "cerberus-maxt", "corrected", solver="dp", zero_value_fill=False)
+    assert list(off.state) == [CerberusState.DONE, CerberusState.STUCK, CerberusState.STUCK]
+    # the run-queue value is 0 for MaxP too; its stage-out value is 1 per job
+    off = run(jobs, "cerberus-maxp", "corrected", solver="dp", zero_value_fill=False)
+    assert list(off.state) == [CerberusState.DONE, CerberusState.STUCK, CerberusState.DONE]
+
+
+def test_a_stage_in_knapsack_in_whole_tb_units_starts_its_sub_tb_stage_ins():
+    # units="floor" with the stage-in knapsack on: 8 GB floors to 0 TB, so every MaxT stage-in
+    # value is 0 and, without the fill, no job would ever stage in.
+    jobs = wl([(0, 256, 10, 20, 8, 1, 1), (1, 512, 10, 20, 20, 2, 3)])
+    res = run(jobs, "cerberus-maxt", "corrected", solver="dp", units="floor")
+    assert list(res.state) == [CerberusState.DONE] * 2
+    off = run(jobs, "cerberus-maxt", "corrected", solver="dp", units="floor", zero_value_fill=False)
+    assert list(off.state) == [CerberusState.STUCK] * 2
+
+
+def test_the_zero_value_fill_respects_the_real_burst_buffer():
+    # 0.5 TB of BB; floor units see each 300 GB stage-in as 0 TB, but only one fits for real
+    m = machine(cores=1024, bb_tb=0.5)
+    jobs = wl([(0, 256, 10, 20, 300, 0, 0), (0, 256, 10, 20, 300, 0, 0)])
+    res = run(jobs, "cerberus-maxt", "corrected", system=m, solver="dp", units="floor")
+    assert list(res.state) == [CerberusState.DONE] * 2
+    assert res.times["in_start"][1] >= res.times["in_end"][0]  # the second waited for the first

@@ -44,6 +44,16 @@ Switch by switch (faithful value → corrected value):
 ``run_value`` ("product/rt2" → "product/rt2")
     Run-queue value: (core units × BB units) ÷ requested time², as run (model note §5); the
     paper's eq. MaxProduct assumes a constant running time: "product".
+``zero_value_fill`` (False → True)
+    A knapsack maximises value, so an optimum may leave out a job whose value is 0 even when it
+    fits, and exact solvers (``dp``, ``cpsat``) do: such a job would then wait forever in that
+    queue. It arises with a zero volume (MaxT's stage-in/stage-out value is the volume; the run
+    value is 0 without run-phase data) and under ``units="floor"`` with volumes below 1 TB (the
+    stage-in knapsack's GB volumes floor to 0 TB). True: after the solver's selection, the
+    window's zero-value jobs that still fit (problem units and the real burst buffer) start too,
+    in queue order — the objective is unchanged, so the selection stays optimal. The published
+    runs had no such job (stage-in FCFS, whole-TB run and stage-out volumes), and upstream's
+    tie rule (``cerberus-dp``: ties to taking) takes most of them anyway; faithful keeps False.
 ``solver`` ("cerberus-dp" → "dp")
     The knapsack solver used when none is given (a registry name; the bench layer resolves it).
     ``cerberus-dp`` holds the upstream tie rule (ties to later items, ``prefer_later``); ``dp`` is
@@ -81,6 +91,7 @@ class CerberusConfig:
     reject_unfit: bool = True
     external_bandwidth: Literal["bb", "io"] = "bb"
     run_value: Literal["product/rt2", "product"] = "product/rt2"
+    zero_value_fill: bool = True
     solver: str = "dp"
     core_unit: int = 256
     min_cores: int = 256
@@ -100,7 +111,7 @@ class CerberusConfig:
                     f"cerberus switch {name!r}: expected one of {', '.join(options)}, "
                     f"got {getattr(self, name)!r}"
                 )
-        for name in ("stage_in_knapsack", "reject_unfit"):
+        for name in ("stage_in_knapsack", "reject_unfit", "zero_value_fill"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(
                     f"cerberus switch {name!r}: expected true or false, got {getattr(self, name)!r}"
@@ -148,6 +159,7 @@ FAITHFUL = CerberusConfig(
     start_order="walk-back",
     bb_accounting="tb-float",
     reject_unfit=False,
+    zero_value_fill=False,
     solver="cerberus-dp",
 )
 

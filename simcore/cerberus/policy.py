@@ -314,6 +314,8 @@ class _Knapsack(_Base):
         if not answered and self.on_fault == "fcfs":
             return head_of_line(view)
         order = sorted(chosen, reverse=cfg.start_order == "walk-back")
+        if cfg.zero_value_fill and answered:
+            order += zero_value_fill(view, window, problem, chosen)
         return [window[i] for i in order]
 
     def problem(self, view: QueueView, window: Sequence[int]) -> SelectionProblem | None:
@@ -365,6 +367,30 @@ class _Knapsack(_Base):
             resources=(f"bb_{view.bb_unit.lower()}",),
             objective_names=("data_moved" if self.objective == "maxt" else "jobs",),
         )
+
+
+def zero_value_fill(
+    view: QueueView, window: Sequence[int], problem: SelectionProblem, chosen: Sequence[int]
+) -> list[int]:
+    """Window positions of the zero-value jobs outside ``chosen`` that still fit, in queue
+    order (switch ``zero_value_fill``, ``config.py``): each must fit what the selection left in
+    the problem's units and in the real free burst buffer; starting them leaves the objective
+    unchanged."""
+    values = problem.objectives[0]
+    used = problem.usage(list(chosen))
+    real_bb = float(sum(view.bb[window[i]] for i in chosen))
+    taken = set(chosen)
+    out: list[int] = []
+    for i in range(problem.w):
+        if i in taken or values[i] != 0:
+            continue
+        need = problem.demands[i]
+        bb = float(view.bb[window[i]])
+        if np.all(used + need <= problem.capacities) and real_bb + bb <= view.free_bb:
+            used = used + need
+            real_bb += bb
+            out.append(i)
+    return out
 
 
 class CerberusMaxT(_Knapsack):
