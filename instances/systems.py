@@ -17,6 +17,11 @@ Presets (burst buffer capacities in GB, 1 PB = 10^6 GB):
 * ``trinity`` (LANL): 18,936 compute nodes; 576 burst-buffer nodes with 3.7 PB in total;
   8 GB/s between compute nodes and burst buffer, 2.5 GB/s between compute nodes and the I/O
   layer (BBSim paper, system section; Cerberus' evaluation system).
+* ``cerberus``: the machine of the published Cerberus evaluation as its code ran it
+  (``papers/cerberus-evaluation-model.md`` §1): 300,000 cores (the paper says about 303k), a
+  4,000 TB burst buffer (the paper says 3.7 PB), 8 GB/s for every transfer that touches the burst
+  buffer and 2.5 GB/s between compute nodes and external storage on the system without one. Its
+  "nodes" are cores (``unit = "processors"``): Cerberus counts cores.
 
 A TOML machine file holds ``name``, either ``nodes`` (identical nodes) or a list of
 ``[[node_groups]]`` tables (``name``, ``count``, ``ssd_gb``), and optionally ``bb_gb``,
@@ -68,8 +73,20 @@ CORI_PERSISTENT = System.simple(
     "(0.6 PB) reserved persistently (BBSched §4.1): 1.2 PB schedulable",
 )
 TRINITY = System.simple("trinity", 18936, 3.7e6, bw_bb_gbps=8.0, bw_io_gbps=2.5)
+CERBERUS = System.simple(
+    "cerberus",
+    300_000,
+    4.0e6,
+    bw_bb_gbps=8.0,
+    bw_io_gbps=2.5,
+    unit="processors",
+    description="Cerberus evaluation machine: 300,000 cores, 4,000 TB burst buffer, 8 GB/s "
+    "(2.5 GB/s without burst buffer)",
+)
 
-PRESETS: dict[str, System] = {m.name: m for m in (THETA, THETA_SSD, CORI, CORI_PERSISTENT, TRINITY)}
+PRESETS: dict[str, System] = {
+    m.name: m for m in (THETA, THETA_SSD, CORI, CORI_PERSISTENT, TRINITY, CERBERUS)
+}
 
 
 class SystemFileError(SchedbenchError, ValueError):

@@ -35,6 +35,7 @@ BUILTINS = [
         "constrained-ssd",
         "placement-earliest",
         "reservation-first-fit",
+        "cerberus-dp",
     )
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))

@@ -622,3 +622,11 @@ def test_html_report_loads_in_headless_browser(all_rows, tmp_path):
         check=False,
     )
     assert shot.is_file() and shot.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_kiviat_baseline_prefers_naive_then_cerberus_fcfs() -> None:
+    rows = [{"solver": s} for s in ("window:dp", "cerberus-maxt:dp", "cerberus-fcfs", "naive")]
+    assert kiviat_baseline(rows) == "naive"
+    assert kiviat_baseline(rows[:3]) == "cerberus-fcfs"
+    assert kiviat_baseline(rows[:2]) == "cerberus-maxt:dp"  # else the first by name
+    assert kiviat_baseline([]) == ""

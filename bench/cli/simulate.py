@@ -87,7 +87,12 @@ def add_parser(sub: Any) -> None:
         help="registered solver for the window policy, or module:Class of a plug-in",
     )
     add_set_args(p)
-    p.add_argument("--window", type=int, default=20, help="window size (default 20, BBSched)")
+    p.add_argument(
+        "--window",
+        type=int,
+        default=None,
+        help="window size (default 20, BBSched; a Cerberus policy: its mode's, 10; 0 = whole queue)",
+    )
     p.add_argument(
         "--starvation-bound",
         type=int,
@@ -167,6 +172,12 @@ def default_out_name(workload: str, policy: str, extra: str = "") -> str:
 
 def run(args: argparse.Namespace) -> int:
     policy_name = args.policy or ("window" if args.solver else "naive")
+    from schedbench.bench.run.cerberus import is_cerberus_policy
+
+    if is_cerberus_policy(policy_name):
+        return run_cerberus(args, policy_name)
+    if args.window is None:
+        args.window = 20
     cls = load_policy_class(policy_name) if ":" in policy_name else policy_class(policy_name)
     decides = "solver" in policy_options(cls)  # the policy poses decision problems to a solver
     if decides and not args.solver:
@@ -329,6 +340,97 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"written: {out}/jobs.csv, metrics.json, schedule.swf"
         + (", decisions.jsonl" if decides else "")
+    )
+    return 0
+
+
+def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
+    """``schedbench simulate --policy cerberus-...``: one run on the Cerberus/BBSim core
+    (``simcore/cerberus/``; options in ``bench/run/cerberus.py``). Writes ``jobs.csv``,
+    ``metrics.json`` and ``knapsack_calls.csv`` to ``--out``."""
+    from schedbench.bench.run import cerberus as cb
+    from schedbench.instances.cerberus import is_cerberus_spec, load_cerberus_workload
+    from schedbench.instances.systems import resolve_system
+
+    def fail(message: str) -> int:
+        print(f"schedbench: error: {message}", file=sys.stderr)
+        return 2
+
+    if not is_cerberus_spec(args.workload):
+        return fail(
+            f"--policy {policy_name} runs on a Cerberus workload: a .csv workload file or "
+            f"cerberus:jobs=N,seed=S (see instances/cerberus.py), not {args.workload!r}"
+        )
+    system = resolve_system(args.system or "cerberus")
+    options = _literals(args.policy_params)
+    config = cb.cerberus_config(options, window=args.window)
+    decides = cb.takes_solver(policy_name)
+    if not decides and any(k in options for k in (*cb.SOLVER_OPTIONS, "on_fault")):
+        return fail(f"--policy-set: cerberus policy {policy_name} is FCFS and takes no solver")
+    per_queue = cb.queue_solvers(options) if decides else {}
+    if args.solver and not decides:
+        return fail(f"--solver: cerberus policy {policy_name} is FCFS and takes no solver")
+    if args.record_decisions and not decides:
+        return fail(f"--record-decisions: cerberus policy {policy_name} poses no decision problems")
+    workload = load_cerberus_workload(args.workload, max_cores=system.nodes)
+    budget = Budget(deadline_s=args.budget, seed=args.seed)
+    solver = None
+    if args.solver:
+        solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
+        warm_up(solver)
+    solver_id = getattr(solver, "id", config.solver if decides else "")
+    label = f"{policy_name}{':' + solver_id if decides else ''}" + "".join(
+        f" {k}={v.id}" for k, v in per_queue.items()
+    )
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("results")
+        / "simulate"
+        / default_out_name(args.workload, label, f"{args.system}|{config.label}|{args.seed}")
+    )
+    recorder = None
+    if args.record_decisions:
+        recorder = DecisionRecorder(
+            args.record_decisions, workload=workload.source, system=system.name
+        )
+    bar = progress(len(workload), "simulate", "job", disable=args.no_progress)
+    try:
+        result = cb.run_cerberus(
+            workload,
+            system,
+            policy_name,
+            solver=solver,
+            config=config,
+            budget=budget,
+            record=recorder,
+            progress=(lambda done, _total: bar.set_done(done)) if bar.shown else None,
+            per_queue=per_queue,
+            fault=options.get("on_fault"),
+        )
+    finally:
+        bar.close()
+        if recorder is not None:
+            recorder.close()
+    metrics = cb.write_outputs(result, out, budget_s=args.budget)
+    print(
+        f"{workload.source}: {len(workload)} jobs on {system.name} ({system.nodes} cores, "
+        f"{system.bb_gb / 1000:g} TB BB) with {label}, mode {config.label}; "
+        f"simulated in {result.wall_s:.2f} s"
+    )
+    rows = [(k, metrics[k]) for k in cb.METRIC_NAMES if metrics.get(k) is not None]
+    rows += [
+        (k, metrics[k])
+        for k in ("decisions", "decision_latency_median_s", "decision_latency_max_s")
+        if metrics.get(k) is not None
+    ]
+    from tabulate import tabulate
+
+    print(tabulate(rows, headers=("metric", "value"), tablefmt="simple", floatfmt=".6g"))
+    if recorder is not None:
+        print(f"recorded {recorder.count} decision problems to {args.record_decisions}")
+    print(
+        f"written: {out}/jobs.csv, metrics.json" + (", knapsack_calls.csv" if result.calls else "")
     )
     return 0
 

@@ -67,7 +67,37 @@ def run_policies(args: argparse.Namespace) -> int:
         doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         rows.append([name, doc, ", ".join(policy_options(cls))])
     print(tabulate(rows, headers=["policy", "what it does", "options"], tablefmt="simple"))
+    _cerberus_policies()
     return 0
+
+
+def _cerberus_policies() -> None:
+    """The Cerberus policies (``schedbench.cerberus``): they run on the Cerberus/BBSim core
+    (``simulate --policy NAME`` with a Cerberus workload; suites: ``lifecycle = "cerberus"``)."""
+    from schedbench.bench.run.cerberus import OPTIONS
+    from schedbench.simcore.cerberus.policy import known_variants, variant_class, variant_options
+
+    rows = []
+    for name in known_variants():
+        try:
+            cls = variant_class(name)
+        except SchedbenchError as exc:
+            rows.append([name, f"(cannot load: {exc})", ""])
+            continue
+        doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+        takes = (
+            "solver (per queue: in_solver, run_solver, out_solver)"
+            if "solver" in (variant_options(cls))
+            else ""
+        )
+        rows.append([name, doc, takes])
+    if rows:
+        print(
+            "\nCerberus policies (the Cerberus/BBSim core; --policy-set: "
+            + ", ".join(OPTIONS)
+            + "):"
+        )
+        print(tabulate(rows, headers=["policy", "what it does", "options"], tablefmt="simple"))
 
 
 def run_metrics(args: argparse.Namespace) -> int:

@@ -34,9 +34,12 @@ Simulation leaderboard (:func:`simulation_leaderboard`)
     above 1 better; rows are sorted by family, scenario, then that value, best first.
 
 Kiviat charts (BBSched Figures 13–14), on a fixed scale (issue 18)
-    Axes: node usage, BB usage, avg wait, avg slowdown, and SSD usage and SSD waste when present.
+    Axes: node usage, BB usage, avg wait, avg slowdown, and SSD usage and SSD waste when present;
+    a Cerberus scenario's: makespan, avg response, CPU and BB utilisation
+    (``simcore/cerberus/metrics.py``; their columns appear when some run has them).
     Each axis is the policy's value as a ratio to the scenario's *baseline* policy — ``naive``
-    (BBSched's Slurm-like baseline) when the scenario has it, else the first policy by name —
+    (BBSched's Slurm-like baseline) when the scenario has it, else ``cerberus-fcfs``, else the
+    first policy by name —
     oriented so that above 1 is better: v / v_base for usage, v_base / v for wait, slowdown and
     waste. The scale is fixed, 0 to :data:`KIVIAT_MAX` (= 2, twice as good; values beyond are
     drawn at the rim), and the baseline is the unit circle, so a 1 % difference looks like 1 %:
@@ -132,6 +135,14 @@ SIM_MEAN_METRICS = (
     "bounded_slowdown_mean",
 )
 _SSD_METRICS = ("ssd_usage", "ssd_waste")
+#: Cerberus runs (``simcore/cerberus/metrics.py``): shown when some run has them.
+CERBERUS_MEAN_METRICS = (
+    "makespan_from_zero_s",
+    "response_mean_s",
+    "throughput_500s_mean",
+    "cpu_util_time_weighted",
+    "bb_util_time_weighted",
+)
 
 #: Kiviat axes: (label, metric, True when lower is better: the ratio is baseline / value).
 _KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
@@ -141,6 +152,10 @@ _KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
     ("avg slowdown", "slowdown_mean", True),
     ("SSD usage", "ssd_usage", False),
     ("SSD waste", "ssd_waste", True),
+    ("makespan", "makespan_from_zero_s", True),
+    ("avg response", "response_mean_s", True),
+    ("CPU util", "cpu_util_time_weighted", False),
+    ("BB util", "bb_util_time_weighted", False),
 )
 
 #: The rim of the Kiviat charts: twice as good as the baseline.
@@ -428,10 +443,19 @@ def _scenario(row: Mapping[str, Any]) -> str:
     return str(row.get("instance") or row.get("family") or "")
 
 
+#: Baseline policies, most preferred first: BBSched's Slurm-like ``naive``, then Cerberus's
+#: strict head-of-line ``cerberus-fcfs`` (the paper's FCFS comparison).
+KIVIAT_BASELINES = ("naive", "cerberus-fcfs")
+
+
 def kiviat_baseline(entries: Sequence[Mapping[str, Any]]) -> str:
-    """The scenario's baseline policy: ``naive`` when present, else the first by name."""
+    """The scenario's baseline policy: the first of :data:`KIVIAT_BASELINES` present, else the
+    first by name."""
     names = sorted(str(e["solver"]) for e in entries)
-    return "naive" if "naive" in names else (names[0] if names else "")
+    for base in KIVIAT_BASELINES:
+        if base in names:
+            return base
+    return names[0] if names else ""
 
 
 def _ratio(value: float, base: float, lower_is_better: bool) -> float:
@@ -486,6 +510,11 @@ def simulation_leaderboard(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, 
         for m in _SSD_METRICS
     )
     metrics = [m for m in SIM_MEAN_METRICS if with_ssd or m not in _SSD_METRICS]
+    metrics += [
+        m
+        for m in CERBERUS_MEAN_METRICS
+        if any(number(metrics_of(r).get(m)) is not None for g in groups.values() for r in g)
+    ]
 
     entries: list[dict[str, Any]] = []
     for (family, scenario, solver), runs in groups.items():

@@ -119,39 +119,8 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
     metrics: dict[str, Any] = {}
     status = COMPLETED
     try:
-        workload = _WORKLOADS.get(sc.workload)
-        if workload is None:
-            from schedbench.instances.workloads import load_workload
-
-            workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
-        loaded = load(sc, workload=workload)
-        solver = (
-            None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
-        )
-        built = assemble(
-            sc,
-            loaded,
-            policy=cell.policy_name,
-            solver=solver,
-            budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
-        )
-        t = time.perf_counter()
-        result = built.simulation.run()
-        wall = time.perf_counter() - t
-        full = compute_metrics(result, built.window, budget_s=cell.budget_s)
-        if payload.get("runs_dir"):  # the schedule, for the report's pictures
-            result.config["cell_id"] = cell.cell_id
-            write_outputs(
-                result,
-                Path(payload["runs_dir"]) / cell.cell_id,
-                built.window,
-                budget_s=cell.budget_s,
-                metrics=full,
-                swf=False,
-            )
-        metrics = _numbers(full)
-        metrics["wall_s"] = wall
-        metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+        run_cell = _cerberus_cell if sc.lifecycle == "cerberus" else _engine_cell
+        metrics = run_cell(cell, payload.get("runs_dir"))
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
@@ -188,6 +157,62 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         metrics=metrics,
         error=error,
     )
+
+
+def _engine_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
+    """A simulation cell on the engine (``simcore/engine.py``): its metrics."""
+    sc = cell.scenario
+    workload = _WORKLOADS.get(sc.workload)
+    if workload is None:
+        from schedbench.instances.workloads import load_workload
+
+        workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
+    loaded = load(sc, workload=workload)
+    solver = (
+        None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    )
+    built = assemble(
+        sc,
+        loaded,
+        policy=cell.policy_name,
+        solver=solver,
+        budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
+    )
+    t = time.perf_counter()
+    result = built.simulation.run()
+    wall = time.perf_counter() - t
+    full = compute_metrics(result, built.window, budget_s=cell.budget_s)
+    if runs_dir:  # the schedule, for the report's pictures
+        result.config["cell_id"] = cell.cell_id
+        write_outputs(
+            result,
+            Path(runs_dir) / cell.cell_id,
+            built.window,
+            budget_s=cell.budget_s,
+            metrics=full,
+            swf=False,
+        )
+    metrics = _numbers(full)
+    metrics["wall_s"] = wall
+    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+    return metrics
+
+
+def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
+    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics."""
+    from schedbench.bench.run.cerberus import run_scenario
+
+    sc = cell.scenario
+    solver = (
+        None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
+    )
+    result, metrics = run_scenario(
+        sc, cell.policy_name, solver, Budget(deadline_s=cell.budget_s, seed=cell.seed)
+    )
+    metrics = _numbers(metrics)
+    metrics["wall_s"] = result.wall_s
+    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+    return metrics
 
 
 def execute(payload: dict[str, Any]) -> CellRecord:

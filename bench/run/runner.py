@@ -270,7 +270,7 @@ def describe_plan(suite: Suite) -> str:
             )
         )
     sim_rows = [
-        [sc.name, sc.workload, sc.system, f"{sc.priority}+{sc.backfill}", ", ".join(pols)]
+        [sc.name, sc.workload, sc.system, _order(sc), ", ".join(pols)]
         for sc, pols in suite.scenarios
     ]
     if sim_rows:
@@ -282,3 +282,12 @@ def describe_plan(suite: Suite) -> str:
         f"{len(dcells) + len(scells)} in all"
     )
     return "\n\n".join(lines)
+
+
+def _order(sc: Any) -> str:
+    """The plan's "order" column: base order + backfilling, or a Cerberus scenario's mode and
+    window (``lifecycle = "cerberus"``: three queues, no backfilling)."""
+    if sc.lifecycle == "cerberus":
+        mode = dict(sc.policy_options).get("mode", "corrected")
+        return f"cerberus {mode}, w={sc.window or 'all'}"
+    return f"{sc.priority}+{sc.backfill}"

@@ -38,7 +38,7 @@ the file, the key path and what was expected)::
     system = "theta"               # preset or TOML machine file (relative to the suite file)
     priority = "wfp"               # fcfs | wfp
     backfill = "easy"              # easy | conservative | none
-    lifecycle = "classic"
+    lifecycle = "classic"          # classic | three-phase (the engine) | cerberus (below)
     window = 20
     policies = ["naive", "window:dp", "window:ga", "window:cpsat[time_limit_s=5]"]
     warmup_s = 0
@@ -49,6 +49,14 @@ Sources (``source = ...``) are plug-ins: the built-ins, their keys, and how to a
 A ``[[simulations]]`` table's ``policies`` list holds registered policy names (``naive``, a
 plug-in's), with the solver they decide with where they take one (``window:SOLVER[params]``);
 ``policy_options = { ... }`` passes further options to the policies that accept them.
+
+A scenario with ``lifecycle = "cerberus"`` runs on the Cerberus/BBSim core
+(``simcore/cerberus/``, ``bench/run/cerberus.py``): ``workload`` is a Cerberus workload (a
+``.csv`` file or ``cerberus:jobs=N,seed=S``), ``system`` usually ``"cerberus"``, ``policies``
+are Cerberus policies (``cerberus-fcfs``, ``cerberus-maxt:dp``, ...), ``window`` the knapsack
+window (default 10; 0 = the whole queue), ``policy_options`` the mode and switches
+(``{ mode = "faithful" }``); ``priority``, ``backfill``, ``starvation_bound``, ``warmup_s`` and
+``cooldown_s`` do not apply.
 
 Relative paths are resolved against the suite file's folder.
 """
@@ -436,15 +444,20 @@ def suite_from_dict(
         if system.endswith(".toml") and not Path(system).is_absolute():
             system = str((base / system).resolve())
         workload = _get(src, sc, "workload", where, str, expected="an SWF path or a generator spec")
-        first = workload.split("+")[0]
-        if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
-            workload = str((base / first).resolve()) + workload[len(first) :]
-        try:  # its form, not its content: nothing is generated or read at load
-            check_workload_spec(workload)
-        except SchedbenchError as exc:
-            raise SuiteError(
-                src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
-            ) from exc
+        lifecycle = _choice(src, sc, where, "lifecycle", "classic", LIFECYCLES)
+        cerberus = lifecycle == "cerberus"
+        if cerberus:
+            workload = _cerberus_workload(src, f"{where}.workload", workload, base)
+        else:
+            first = workload.split("+")[0]
+            if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
+                workload = str((base / first).resolve()) + workload[len(first) :]
+            try:  # its form, not its content: nothing is generated or read at load
+                check_workload_spec(workload)
+            except SchedbenchError as exc:
+                raise SuiteError(
+                    src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
+                ) from exc
         try:  # a preset name, or a machine file read now (it is small)
             from schedbench.instances.systems import resolve_system
 
@@ -460,8 +473,12 @@ def suite_from_dict(
             system=system,
             priority=_choice(src, sc, where, "priority", "fcfs", ("fcfs", "wfp")),
             backfill=_choice(src, sc, where, "backfill", "easy", ("easy", "conservative", "none")),
-            lifecycle=_choice(src, sc, where, "lifecycle", "classic", ("classic", "three-phase")),
-            window=_at_least(src, sc, where, "window", 20, int, 1, "an integer >= 1"),
+            lifecycle=lifecycle,
+            window=(
+                _at_least(src, sc, where, "window", 10, int, 0, "an integer >= 0 (0: whole queue)")
+                if cerberus
+                else _at_least(src, sc, where, "window", 20, int, 1, "an integer >= 1")
+            ),
             starvation_bound=_at_least(
                 src, sc, where, "starvation_bound", 50, int, 1, "an integer >= 1"
             ),
@@ -488,6 +505,10 @@ def suite_from_dict(
         )
         if len(set(map(str, pols))) != len(pols):
             raise SuiteError(src, f"{where}.policies", "each policy once", pols)
+        if cerberus:
+            _check_cerberus_scenario(src, where, scen, pols)
+            scenarios.append((scen, tuple(pols)))
+            continue
         taken: set[str] = set()
         for j, pol in enumerate(pols):
             pwhere = f"{where}.policies[{j}]"
@@ -557,6 +578,74 @@ def suite_from_dict(
         tuple(scenarios),
         base,
     )
+
+
+#: ``lifecycle`` values: the engine's two, and ``cerberus`` (the Cerberus/BBSim core,
+#: ``simcore/cerberus/``; its policies, workloads and options: ``bench/run/cerberus.py``).
+LIFECYCLES = ("classic", "three-phase", "cerberus")
+
+
+def _cerberus_workload(src: str, where: str, spec: str, base: Path) -> str:
+    """A Cerberus workload spec with its paths made absolute (relative to the suite file),
+    checked for its form (``instances/cerberus.py``)."""
+    from schedbench.instances.cerberus import absolute_spec, check_cerberus_spec
+
+    try:
+        spec = absolute_spec(spec, base)
+        check_cerberus_spec(spec)
+    except SchedbenchError as exc:
+        raise SuiteError(
+            src, where, "a Cerberus workload: a .csv file or cerberus:key=value,...", str(exc)
+        ) from exc
+    return spec
+
+
+def _check_cerberus_scenario(src: str, where: str, scen: Scenario, pols: list[Any]) -> None:
+    """Policies of a ``lifecycle = "cerberus"`` scenario are Cerberus policies (``NAME`` — a
+    knapsack policy then uses its mode's default solver — or ``NAME:SOLVER``); its
+    ``policy_options`` are ``mode`` and the switches of ``simcore/cerberus/config.py``."""
+    from schedbench.bench.run.cerberus import (
+        SOLVER_OPTIONS,
+        cerberus_config,
+        is_cerberus_policy,
+        takes_solver,
+    )
+
+    for j, pol in enumerate(pols):
+        pwhere = f"{where}.policies[{j}]"
+        if not isinstance(pol, str) or not pol:
+            raise SuiteError(src, pwhere, "'POLICY' or 'POLICY:SOLVER[params]'", pol)
+        name, solver_id = split_policy(pol)
+        if not is_cerberus_policy(name):
+            from schedbench.simcore.cerberus.policy import known_variants
+
+            raise SuiteError(src, pwhere, f"a Cerberus policy ({', '.join(known_variants())})", pol)
+        if solver_id is not None:
+            if not takes_solver(name):
+                raise SuiteError(src, pwhere, f"'{name}' alone (it is FCFS, takes no solver)", pol)
+            try:
+                n, prm = parse_solver_id(solver_id)
+                make_solver_spec(n, prm)
+            except (SolverParameterError, UnknownSolverError) as exc:
+                raise SuiteError(
+                    src, pwhere, "a registered solver and its parameters", str(exc)
+                ) from exc
+    options = dict(scen.policy_options)
+    for key in SOLVER_OPTIONS:
+        if key in options:
+            try:
+                n, prm = parse_solver_id(str(options[key]))
+                make_solver_spec(n, prm)
+            except (SolverParameterError, UnknownSolverError) as exc:
+                raise SuiteError(
+                    src, f"{where}.policy_options.{key}", "a registered solver", str(exc)
+                ) from exc
+    try:
+        cerberus_config(options, scen.window)
+    except SchedbenchError as exc:
+        raise SuiteError(
+            src, f"{where}.policy_options", "a Cerberus mode and switches", str(exc)
+        ) from exc
 
 
 def _seconds(src: str, data: dict, where: str, key: str) -> float:
