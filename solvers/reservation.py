@@ -59,7 +59,9 @@ def _fit(policy: str, label: str) -> str:
 @dataclass(frozen=True, kw_only=True, slots=True)
 class FirstFitReservationSolver(FitPolicySolver):
     name = "reservation-first-fit"
-    summary = "reservation: earliest candidate start, lowest free PEs (FirstFit, = ff); exact acceptance"
+    summary = (
+        "reservation: earliest candidate start, lowest free PEs (FirstFit, = ff); exact acceptance"
+    )
     policy = "ff"
 
 

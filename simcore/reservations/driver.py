@@ -36,7 +36,7 @@ from schedbench.simcore.kinds.reservation.problem import ReservationProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.reservations.fit import FitPolicy, get_fit_policy
 from schedbench.simcore.reservations.requests import Request, RequestError, invalid_reason
-from schedbench.simcore.reservations.slots import SlotStructure, ids_of, mask_of
+from schedbench.simcore.reservations.slots import UNBOUNDED_END, SlotStructure, ids_of, mask_of
 from schedbench.simcore.solver import timed_solve
 
 
@@ -123,10 +123,11 @@ def serve(
     policy: FitPolicy | str,
     *,
     latest_start: bool = False,
+    unbounded_end: int = UNBOUNDED_END,
 ) -> ReservationRun:
     """Serve ``requests`` on a machine of ``pes`` PEs with a fit policy (module docstring).
-    ``latest_start=True`` adds t_dl − t_du to the candidates (the paper's Figure 1 mode; off in
-    the pinned semantics)."""
+    ``latest_start`` and ``unbounded_end`` leave the pinned semantics (``SlotStructure.find``):
+    defaults are the pinned rule."""
     fit = get_fit_policy(policy) if isinstance(policy, str) else policy
     structure = SlotStructure(pes)
     outcomes: list[Outcome] = []
@@ -140,7 +141,14 @@ def serve(
         now = r.arrival
         structure.discard_before(now)
         found = structure.find(
-            r.ready, r.duration, r.deadline, r.pes, now, fit, latest_start=latest_start
+            r.ready,
+            r.duration,
+            r.deadline,
+            r.pes,
+            now,
+            fit,
+            latest_start=latest_start,
+            unbounded_end=unbounded_end,
         )
         if found is None:
             outcomes.append(Outcome(r, False))

@@ -37,6 +37,7 @@ Operations (Sections 4.1–4.2):
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -163,11 +164,11 @@ class SlotStructure:
         """Raise AssertionError unless the records are in canonical form (tests)."""
         times, busy = self.times, self.busy
         assert len(times) == len(busy)
-        assert all(a < b for a, b in zip(times, times[1:], strict=False)), "times not ascending"
+        assert all(a < b for a, b in itertools.pairwise(times)), "times not ascending"
         if times:
             assert busy[0] != 0, "first record is empty"
             assert busy[-1] == 0, "last record is not empty"
-        assert all(a != b for a, b in zip(busy, busy[1:], strict=False)), "redundant record"
+        assert all(a != b for a, b in itertools.pairwise(busy)), "redundant record"
         assert all(0 <= b <= self._all for b in busy), "PE outside the machine"
 
     # -- queries ---------------------------------------------------------------------------------
@@ -205,14 +206,31 @@ class SlotStructure:
             out.add(hi)
         return sorted(out)
 
-    def rectangle(self, start: int, duration: int, deadline: int, now: int) -> Rectangle:
+    def rectangle(
+        self,
+        start: int,
+        duration: int,
+        deadline: int,
+        now: int,
+        *,
+        unbounded_end: int = UNBOUNDED_END,
+    ) -> Rectangle:
         """The maximum availability rectangle of ``start`` (module docstring). ``start`` need
-        not be feasible; F is whatever is free over [start, start + t_du)."""
+        not be feasible; F is whatever is free over [start, start + t_du). An unbounded
+        rectangle ends at t_dl + ``unbounded_end`` (10^9 pinned; see :meth:`find`)."""
         free = self.free_over(start, start + duration)
-        t_begin, t_end = self._extent(start, duration, deadline, now, free)
+        t_begin, t_end = self._extent(start, duration, deadline, now, free, unbounded_end)
         return Rectangle(start, free, free.bit_count(), t_begin, t_end)
 
-    def _extent(self, start: int, duration: int, deadline: int, now: int, free: int) -> tuple[int, int]:
+    def _extent(
+        self,
+        start: int,
+        duration: int,
+        deadline: int,
+        now: int,
+        free: int,
+        unbounded_end: int = UNBOUNDED_END,
+    ) -> tuple[int, int]:
         """(T_begin, T_end) of the rectangle of PE set ``free`` around [start, start + t_du)."""
         times, busy = self.times, self.busy
         # T_begin: the end of the last record before ``start`` that holds a PE of F (the record
@@ -228,7 +246,7 @@ class SlotStructure:
         end = start + duration
         n = len(times)
         k = bisect_left(times, end)
-        t_end = deadline + UNBOUNDED_END
+        t_end = deadline + unbounded_end
         while k < n:
             if busy[k] & free:
                 t_end = times[k]
@@ -245,6 +263,7 @@ class SlotStructure:
         now: int,
         *,
         latest_start: bool = False,
+        unbounded_end: int = UNBOUNDED_END,
     ) -> Iterator[Rectangle]:
         """The rectangle of every feasible candidate start (at least ``n_pe`` PEs free over
         [t_s, t_s + t_du)), in ascending start order (Algorithm 3, lines 6–9)."""
@@ -252,7 +271,7 @@ class SlotStructure:
             free = self.free_over(t, t + duration)
             n_free = free.bit_count()
             if n_free >= n_pe:
-                t_begin, t_end = self._extent(t, duration, deadline, now, free)
+                t_begin, t_end = self._extent(t, duration, deadline, now, free, unbounded_end)
                 yield Rectangle(t, free, n_free, t_begin, t_end)
 
     def find(
@@ -265,11 +284,18 @@ class SlotStructure:
         policy: FitPolicy,
         *,
         latest_start: bool = False,
+        unbounded_end: int = UNBOUNDED_END,
     ) -> Allocation | None:
         """``findAllocation(t_r, t_du, t_dl, n_pe, policy)`` (Algorithm 3): the start time the
         policy chooses among the feasible candidates and the n_pe lowest-numbered PEs of its F,
         or None when no candidate is feasible. ``now`` is the current time (the request's
-        arrival); candidates start at ``ready`` (callers raise it to ``now`` if need be)."""
+        arrival); candidates start at ``ready`` (callers raise it to ``now`` if need be).
+
+        Two switches leave the pinned semantics (issue 14) for the paper's own, which it does
+        not fully state: ``latest_start`` adds t_dl − t_du to the candidates (Figure 1 lists
+        it), and ``unbounded_end`` is what an unbounded rectangle's T_end adds to t_dl (10^9
+        pinned; 0 ends it at the deadline, so that Du and PEDu compare unbounded rectangles
+        with bounded ones on the request's own horizon)."""
         if n_pe < 1 or n_pe > self.pes or duration < 1:
             return None
         starts = self.candidates(ready, duration, deadline, latest_start=latest_start)
@@ -301,7 +327,7 @@ class SlotStructure:
             if measure == "pe":
                 key: float = sign * n_free
             else:
-                t_begin, t_end = self._extent(t, duration, deadline, now, free)
+                t_begin, t_end = self._extent(t, duration, deadline, now, free, unbounded_end)
                 score = t_end - t_begin if measure == "du" else n_free * (t_end - t_begin)
                 key = sign * score
             if best_key is None or key < best_key:  # strict: ties go to the earliest start
@@ -345,9 +371,7 @@ class SlotStructure:
         self._check_interval(start, end, mask)
         clash = self.busy_over(start, end) & mask
         if clash:
-            raise InvalidDecisionError(
-                f"PE {ids_of(clash)[0]} is not free over [{start}, {end})"
-            )
+            raise InvalidDecisionError(f"PE {ids_of(clash)[0]} is not free over [{start}, {end})")
         i = self._boundary(start)
         j = self._boundary(end)
         busy = self.busy

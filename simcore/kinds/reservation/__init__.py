@@ -92,9 +92,7 @@ class ReservationKind(ProblemKind):
     ) -> dict[str, Any]:
         record = scalar.gap_quality(decision, reference, self.answered(decision))
         accepted = record["feasible"] and decision.accepted and decision.objectives == (1.0,)
-        record["start_delay_s"] = (
-            decision.start - problem.earliest_start if accepted else None
-        )
+        record["start_delay_s"] = decision.start - problem.earliest_start if accepted else None
         record["stranded_idle_pe_s"] = (
             problem.stranded_idle(decision.start, decision.pe_set) if accepted else None
         )
