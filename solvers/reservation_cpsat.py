@@ -188,7 +188,6 @@ class ReservationCPSATSolver(ParamSolver):
         chosen = (solver.value(start), [solver.value(k) for _pes, k in placements])
         if proven:
             model.add(cost <= best_cost)
-            model.clear_hints()
             model.add_hint(start, chosen[0])
             second = run(start)
             if second is not None:

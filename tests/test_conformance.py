@@ -34,6 +34,14 @@ BUILTINS = [
         "constrained-ssd",
         "placement-earliest",
         "reservation-first-fit",
+        "ff",
+        "pe-b",
+        "pe-w",
+        "du-b",
+        "du-w",
+        "pedu-b",
+        "pedu-w",
+        "reservation-cpsat",
     )
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))

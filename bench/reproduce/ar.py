@@ -746,25 +746,25 @@ def draw_figures(
         fig.savefig(out / filename, dpi=110)
         written.append(out / filename)
     # the policies' share of the offline optimum, per setting with a bound
-    pts = [(s, items) for s, items in by_setting.items() if items[0]["bound"] is not None]
-    if pts:
+    bounded = [(s, items) for s, items in by_setting.items() if items[0]["bound"] is not None]
+    if bounded:
         fig = Figure(figsize=(7.5, 4.2))
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        labels = [f"U{s.umed:g} af{s.af:g} {{{s.artime:g},{s.deadline:g}}}" for s, _ in pts]
+        labels = [f"U{s.umed:g} af{s.af:g} {{{s.artime:g},{s.deadline:g}}}" for s, _ in bounded]
         width = 0.8 / max(1, len(policies))
         for k, p in enumerate(policies):
             ys = [
                 sum(i["bound"]["accepted"][p] / i["bound"]["bound"] for i in items) / len(items)
-                for _s, items in pts
+                for _s, items in bounded
             ]
-            ax.bar([x + k * width for x in range(len(pts))], ys, width, label=LABELS.get(p, p))
+            ax.bar([x + k * width for x in range(len(bounded))], ys, width, label=LABELS.get(p, p))
         ax.set_xticks(
-            [x + 0.4 - width / 2 for x in range(len(pts))], labels, rotation=60, fontsize=6
+            [x + 0.4 - width / 2 for x in range(len(bounded))], labels, rotation=60, fontsize=6
         )
         ax.set_ylim(0.5, 1.02)
         ax.set_ylabel("accepted / offline optimum (bound)")
-        jobs = pts[0][1][0]["bound"]["jobs"]
+        jobs = bounded[0][1][0]["bound"]["jobs"]
         ax.set_title(f"online policies vs the offline optimum (first {jobs} requests)", fontsize=9)
         ax.legend(fontsize=6, ncol=4)
         fig.tight_layout()
