@@ -38,6 +38,7 @@ from schedbench.solvers.ar_offline import assign_pes, offline_bound
 from schedbench.solvers.base import ParamSolver
 from schedbench.solvers.registry import make_solver
 from tests._ar_brute import serve_brute
+from tests._benchmarks import load_benchmark_module
 from tests._hyp import examples
 
 B = Budget(10)
@@ -71,6 +72,17 @@ def streams(draw, pes=6):
 def test_every_policy_serves_a_stream_as_the_brute_force_reference(requests):
     for policy in PAPER_POLICIES:
         assert decisions(serve(requests, 6, policy)) == serve_brute(requests, 6, policy), policy
+
+
+@settings(max_examples=examples(40))
+@given(streams())
+def test_the_benchmarks_list_based_yardstick_decides_as_the_fast_path(requests):
+    """bench/benchmarks/ar_reference.py (the speed benchmark's yardstick) gives the same
+    decisions, so the benchmark compares equal work."""
+    serve_list = load_benchmark_module("ar_reference").serve_list
+    valid = [r for r in requests if invalid_reason(r, 6) is None]
+    for policy in PAPER_POLICIES:
+        assert decisions(serve(valid, 6, policy)) == serve_list(valid, 6, policy), policy
 
 
 def test_requests_are_served_in_arrival_order_ties_by_id_at_their_arrival():
@@ -235,7 +247,7 @@ def test_reservation_cpsat_accepts_exactly_when_possible_and_strands_least(probl
     assert cpsat.status == Status.OPTIMAL and cpsat.accepted == ff.accepted
     if cpsat.accepted:
         best = problem.stranded_idle(cpsat.start, cpsat.pe_set)
-        assert best == cpsat.stats["stranded_idle_pe_s"]
+        assert best == cpsat.stats["stranded_idle_pe_s"] == cpsat.stats["greedy_stranded_idle_pe_s"]
         for policy in PAPER_POLICIES:
             d = timed_solve(make_solver(policy), problem, B)
             assert best <= problem.stranded_idle(d.start, d.pe_set), policy
