@@ -134,22 +134,24 @@ class ListSlots:
         return None if best is None else (best[1], sorted(best[2])[:n_pe])
 
 
-def serve_list(requests: Iterable[Any], pes: int, policy: str) -> list[tuple[int, bool, int | None, list[int]]]:
+def serve_list(
+    requests: Iterable[Any], pes: int, policy: str
+) -> list[tuple[int, bool, int | None, list[int]]]:
     """Serve valid requests in arrival order (ties by id) with the list-based structure,
     deleting each job's allocation once the clock passes its end."""
     slots = ListSlots(pes)
     running: list[tuple[int, int, int, frozenset[int]]] = []  # (end, start, id, PEs)
-    out = []
+    out: list[tuple[int, bool, int | None, list[int]]] = []
     for r in sorted(requests, key=lambda r: (r.arrival, r.id)):
         while running and running[0][0] <= r.arrival:
-            end, start, _id, ids = heapq.heappop(running)
-            slots.delete(start, end, set(ids))
+            end, begun, _id, held = heapq.heappop(running)
+            slots.delete(begun, end, set(held))
         found = slots.find(r.ready, r.duration, r.deadline, r.pes, r.arrival, policy)
         if found is None:
             out.append((r.id, False, None, []))
             continue
-        start, ids = found
-        slots.add(start, start + r.duration, set(ids))
-        heapq.heappush(running, (start + r.duration, start, r.id, frozenset(ids)))
-        out.append((r.id, True, start, ids))
+        start, chosen = found
+        slots.add(start, start + r.duration, set(chosen))
+        heapq.heappush(running, (start + r.duration, start, r.id, frozenset(chosen)))
+        out.append((r.id, True, start, chosen))
     return out

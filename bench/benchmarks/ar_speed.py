@@ -142,7 +142,7 @@ def growth(sizes: list[int], queries: int, list_max: int) -> None:
             dur = rng.choice((60, 300, 900, 1800, 3600, 10800))
             window = rng.randrange(dur, max(dur + 1, horizon // 10))
             reqs.append((ready, dur, ready + window, rng.choice((32, 64, 128))))
-        row = [records and len(s)]
+        row: list[object] = [len(s)]
         for ready, dur, dl, n in reqs[:20]:  # warm up
             s.find(ready, dur, dl, n, ready, get_fit_policy("pedu-w"))
         for policy in ("ff", "pe-w", "du-b"):
