@@ -3,7 +3,7 @@ under 5 s, the ratio to a straightforward list-based implementation of the paper
 (``ar_reference.py``) measured side by side, and how the cost per request grows with the number
 of records in the structure.
 
-    .venv/bin/python bench/benchmarks/ar_speed.py            # full (~3 min)
+    .venv/bin/python bench/benchmarks/ar_speed.py            # full (~7 min on 2 shared cores)
     .venv/bin/python bench/benchmarks/ar_speed.py --quick    # fewer settings and sizes
 
 1. **Streams.** For each setting (the paper's base point UMed 7, af 1, {3,3}, and the heaviest
