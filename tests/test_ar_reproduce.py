@@ -163,3 +163,75 @@ def test_experiment_options_are_checked(capsys):
     assert "--policy: a replay option" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["reproduce", "ar", "--flex", "3-3"])
+
+
+def _synthetic_rows(acceptance, slowdown):
+    """results.csv rows of the three experiments from acceptance(policy, experiment, x) and
+    slowdown(policy, experiment, x), with tight intervals."""
+    grids = {
+        "umed": [(u, 1.0, 3.0, 3.0) for u in (5.0, 6.0, 7.0)],
+        "af": [(7.0, a, 3.0, 3.0) for a in (0.5, 1.0, 1.5)],
+        "flex": [(7.0, 1.0, f, f) for f in (1.0, 2.0, 3.0, 4.0)],
+    }
+    out = []
+    for exp, settings in grids.items():
+        for k, (umed, af, artime, deadline) in enumerate(settings):
+            for p in ar.PAPER_POLICIES:
+                out.append(
+                    {
+                        "experiment": exp,
+                        "policy": p,
+                        "umed": umed,
+                        "af": af,
+                        "artime": artime,
+                        "deadline": deadline,
+                        "acceptance": acceptance(p, exp, k),
+                        "acceptance_ci95": 0.001,
+                        "slowdown": slowdown(p, exp, k),
+                        "slowdown_ci95": 0.001,
+                    }
+                )
+    return out
+
+
+RANK = {"ff": 0, "pe-b": 1, "du-w": 2, "pedu-b": 3, "pedu-w": 4, "du-b": 5, "pe-w": 6}
+
+
+def test_agreement_checks_slowdown_pairs_rankings_and_unsteady_policies():
+    # the paper's picture: pairs alike, the same ranking under UMed and af, PE_W / Du_B /
+    # PEDu_B rising steadily with flexibility and the other four dipping at {4,4}
+    def acc(p, exp, k):
+        base = 0.5 + 0.01 * {"pe-w": 6, "du-b": 6}.get(p, RANK[p])
+        if exp == "flex":
+            steady = p in ("pe-w", "du-b", "pedu-b")
+            return base + 0.05 * k - (0.0 if steady or k < 3 else 0.08)
+        return base - 0.05 * k
+
+    def slow(p, exp, k):
+        return 1.2 + 0.1 * k + 0.1 * {"du-b": 6, "du-w": 1}.get(p, RANK[p])
+
+    found = {f["finding"]: f for f in ar.agreement(_synthetic_rows(acc, slow), ar.PAPER_POLICIES)}
+    assert found["PE_W~Du_B and PE_B~Du_W in slowdown too"]["agree"] == "yes"
+    assert found["the policies rank alike under UMed and af"]["agree"] == "yes"
+    assert found["the other four rise unsteadily with flexibility"]["agree"] == "yes"
+
+    # the opposite: pairs apart in slowdown, af reverses the ranking, everyone rises steadily
+    def acc2(p, exp, k):
+        sign = -1 if exp == "af" else 1
+        return 0.5 + sign * 0.01 * RANK[p] + (0.05 * k if exp == "flex" else -0.05 * k)
+
+    def slow2(p, exp, k):
+        sign = -1 if exp == "af" else 1
+        return 2.0 + 0.1 * k + sign * 0.2 * RANK[p]
+
+    found = {f["finding"]: f for f in ar.agreement(_synthetic_rows(acc2, slow2), ar.PAPER_POLICIES)}
+    for name in (
+        "PE_W~Du_B and PE_B~Du_W in slowdown too",
+        "the policies rank alike under UMed and af",
+        "the other four rise unsteadily with flexibility",
+    ):
+        assert found[name]["agree"] == "no" and found[name]["reason"], name
+    assert (
+        "acceptance -1.00, slowdown -1.00"
+        in found["the policies rank alike under UMed and af"]["ours"]
+    )

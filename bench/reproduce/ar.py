@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scipy.stats import kendalltau
+
 from schedbench.bench._io import atomic_write
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -959,6 +961,29 @@ def agreement(
             text,
             ok,
         )
+        slow_pairs = [("pe-w", "du-b"), ("pe-b", "du-w")]
+        if all(a in have and b in have for a, b in slow_pairs):
+            cis = _ci(rows, "umed", "slowdown")
+            # "similar": within the two 95 % intervals, or within 2 % of the slowdown
+            near = {
+                (a, b): all(
+                    abs(v[a] - v[b]) <= max(0.02 * max(v[a], v[b]), cis[x][a] + cis[x][b])
+                    for x, v in slow.items()
+                )
+                for a, b in slow_pairs
+            }
+            text = "largest gap within a pair: " + ", ".join(
+                f"{LABELS[a]}/{LABELS[b]} "
+                f"{max(abs(v[a] - v[b]) for v in slow.values()):.3f}"
+                f"{'' if near[(a, b)] else ' (apart)'}"
+                for a, b in slow_pairs
+            )
+            add(
+                "PE_W~Du_B and PE_B~Du_W in slowdown too",
+                "Fig. 3: PE_W and Du_B, and PE_B and Du_W, similar again as in Fig. 2",
+                text + " (similar: within the 95 % intervals or 2 %)",
+                all(near.values()),
+            )
         if {"pedu-b", "pedu-w"} <= have:
             gap = [abs(v["pedu-b"] - v["pedu-w"]) for v in slow.values()]
             cis = _ci(rows, "umed", "slowdown")
@@ -999,6 +1024,22 @@ def agreement(
             text,
             ok,
         )
+    if {"umed", "af"} <= exps and len(paper7) >= 3:
+        taus = {}
+        for metric in ("acceptance", "slowdown"):
+            means = {}
+            for exp in ("umed", "af"):
+                table = _table(rows, exp, metric)
+                means[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
+            taus[metric] = float(kendalltau(means["umed"], means["af"]).statistic)
+        add(
+            "the policies rank alike under UMed and af",
+            "Figs. 2-5: the relative performance of the algorithms in both experiments is similar",
+            "Kendall tau between the policies' mean over the UMed grid and over the af grid: "
+            + ", ".join(f"{m} {t:+.2f}" for m, t in taus.items())
+            + " (alike: tau >= 0.6 for both)",
+            all(t >= 0.6 for t in taus.values()),
+        )
     if "flex" in exps:
         acc, ci = _table(rows, "flex", "acceptance"), _ci(rows, "flex", "acceptance")
         rising = [p for p in ("pe-w", "du-b", "pedu-b") if p in have]
@@ -1011,6 +1052,16 @@ def agreement(
                 text,
                 ok,
                 reason,
+            )
+        unstable = [p for p in ("ff", "pe-b", "du-w", "pedu-w") if p in have]
+        if unstable and len(acc) >= 3:
+            _ok, text, bad = _trend(acc, unstable, rising=True)
+            add(
+                "the other four rise unsteadily with flexibility",
+                "Fig. 6: the improvements of FF, PE_B, Du_W, PEDu_W are not stable, "
+                "especially at {4,4}",
+                text + " (unsteady: not rising at every step, for at least half of them)",
+                2 * len(bad) >= len(unstable),
             )
         if "pe-w" in have:
             tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
