@@ -1027,11 +1027,11 @@ def agreement(
     if {"umed", "af"} <= exps and len(paper7) >= 3:
         taus = {}
         for metric in ("acceptance", "slowdown"):
-            means = {}
+            grid_mean: dict[str, list[float]] = {}
             for exp in ("umed", "af"):
                 table = _table(rows, exp, metric)
-                means[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
-            taus[metric] = float(kendalltau(means["umed"], means["af"]).statistic)
+                grid_mean[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
+            taus[metric] = float(kendalltau(grid_mean["umed"], grid_mean["af"]).statistic)
         add(
             "the policies rank alike under UMed and af",
             "Figs. 2-5: the relative performance of the algorithms in both experiments is similar",
