@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schedbench.instances.ar_workload import generate_ar_requests
 from schedbench.simcore.kinds.base import get_kind
 from schedbench.simcore.kinds.reservation import ReservationDecision, ReservationProblem
 from schedbench.simcore.problem import Budget, Status
@@ -319,3 +320,22 @@ def test_the_offline_bound_dominates_every_policy_and_reports_its_proof():
         offline_bound(requests, 64, objective="money")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="request 2: 2 PEs at 0, only 1 free"):
         assign_pes([req(1, 0, 0, 5, 5, 2), req(2, 0, 0, 5, 5, 2)], {2: 0, 1: 0}, 3)
+
+
+def test_the_offline_best_never_falls_below_a_feasible_hint():
+    """A hint is a schedule: with a budget too short for CP-SAT to find (or improve on) an
+    incumbent, the best is still the hint's value; a hint that over-commits the machine or
+    leaves a window is ignored rather than counted."""
+    requests = generate_ar_requests(100, seed=1, umed=9.0)
+    run = serve(requests, 1024, "pe-w")
+    hint = {o.request.id: o.start for o in run.accepted}
+    bound = offline_bound(requests, 1024, time_limit_s=0.001, hint=hint)
+    assert bound.best >= len(run.accepted) and bound.bound >= bound.best
+    starts = {rid: bound.schedule[rid] for rid in bound.schedule}
+    assign_pes(requests, starts, 1024)  # the best schedule is a real one
+    # an infeasible hint: everything at its ready time on a 4-PE machine
+    tight = [req(k, 0, 0, 10, 10, 3) for k in (1, 2, 3)]
+    crowded = offline_bound(tight, 4, time_limit_s=5, hint={1: 0, 2: 0, 3: 0})
+    assert crowded.best == crowded.bound == 1
+    late = offline_bound(tight, 4, time_limit_s=5, hint={1: 5})  # outside its window
+    assert late.best == 1
