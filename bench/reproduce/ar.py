@@ -27,8 +27,9 @@ Two forms (issue 14, items 7 and 8):
 ``offline_bound`` in ``results.csv`` is the mean over seeds of the largest acceptance any
 schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
 ``solvers/ar_offline.py``; its proven upper bound where it did not prove optimality within
-``--bound-time`` — ``bounds.csv`` says which), not on all ``--jobs`` requests: CP-SAT proves
-streams of about 70 requests in seconds and not 100 within 10 s at UMed 7, {3,3}.
+``--bound-time`` — ``bounds.csv`` says which), not on all ``--jobs`` requests: at UMed 7, af 1,
+{3,3} CP-SAT proves most streams of 80 requests within 10 s and few of 100
+(``bench/benchmarks/ar_offline_reach.py``).
 """
 
 from __future__ import annotations
