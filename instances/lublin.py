@@ -47,7 +47,10 @@ Documented choices (where the model or the md leaves a decision to the implement
    machine that is not a power of two the full size comes mostly from clipping (on 100 nodes a
    power-of-two draw rounds up to 128 → 100); on 4,392 nodes (UHi = 12.1) it is practically
    never drawn and 4,096 is the usual largest job. ``umed`` / ``ulow`` / ``uprob``, when given,
-   replace the value for *every* stream (then clipped into that stream's [ULow, UHi]).
+   replace the value for *every* stream (then clipped into that stream's [ULow, UHi]);
+   ``serial_prob`` / ``pow2_prob``, when given, replace SerialProb / Pow2Prob of every stream
+   (the advance-reservation paper's LANL-CM5 setting: no serial jobs, every size a power of two,
+   ``serial_prob=0, pow2_prob=1``).
 2. **Typeless model.** One stream with the md's typeless parameters. SWF field 15 is −1
    ("unknown"): the jobs have no type. (The reference C program writes 0, "arbitrarily
    interactive", in this mode; ``lublin_256.swf`` is such a typeless output — its field 15 is 0
@@ -72,6 +75,7 @@ workload.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -351,6 +355,8 @@ def generate_lublin(
     umed: float | None = None,
     ulow: float | None = None,
     uprob: float | None = None,
+    serial_prob: float | None = None,
+    pow2_prob: float | None = None,
     arrival_factor: float = 1.0,
     requested_factor: float = 1.0,
     start_time: float = 0.0,
@@ -359,7 +365,8 @@ def generate_lublin(
 
     ``model`` is ``"two-stream"`` (batch + interactive, SWF field 15 = 1 / 0) or ``"typeless"``
     (one stream, field 15 = −1). ``umed`` / ``ulow`` / ``uprob`` override the size parameters of
-    every stream (log2 units; defaults scale with the machine, module docstring choice 1).
+    every stream (log2 units; defaults scale with the machine, module docstring choice 1);
+    ``serial_prob`` / ``pow2_prob`` replace every stream's SerialProb / Pow2Prob.
     ``arrival_factor`` > 1 makes arrivals denser (divides every gap; choice 4);
     ``requested_factor`` >= 1 sets requested_time = runtime × factor (choice 5); ``start_time``
     is added to every submit time (choice 3). Same arguments, same workload.
@@ -384,6 +391,9 @@ def generate_lublin(
     log2_nodes = math.log2(nodes)
     if uprob is not None:
         _check(0.0 <= uprob <= 1.0, "uprob must be in [0, 1]", uprob)
+    for name, value in (("serial_prob", serial_prob), ("pow2_prob", pow2_prob)):
+        if value is not None:
+            _check(0.0 <= value <= 1.0, f"{name} must be in [0, 1]", value)
     if ulow is not None:
         _check(
             0.0 <= ulow <= log2_nodes, f"ulow must be in [0, log2(nodes) = {log2_nodes:g}]", ulow
@@ -396,6 +406,14 @@ def generate_lublin(
 
     rng = np.random.default_rng(seed)
     streams = [LUBLIN_PARAMS[name] for name in _MODEL_STREAMS[model]]
+    size_streams = [
+        dataclasses.replace(
+            stream,
+            serial_prob=stream.serial_prob if serial_prob is None else serial_prob,
+            pow2_prob=stream.pow2_prob if pow2_prob is None else pow2_prob,
+        )
+        for stream in streams
+    ]
     # Each stream gives at most n of the first n merged jobs: draw n arrivals per stream, merge.
     times = np.concatenate([_arrival_times(rng, n, s, arrival_factor) for s in streams])
     which = np.repeat(np.arange(len(streams)), n)
@@ -408,7 +426,7 @@ def generate_lublin(
     for k, stream in enumerate(streams):
         rows = np.flatnonzero(which == k)
         size_range = _size_range(stream, log2_nodes, umed, ulow, uprob)
-        sizes[rows] = _job_sizes(rng, rows.size, stream, size_range, nodes)
+        sizes[rows] = _job_sizes(rng, rows.size, size_streams[k], size_range, nodes)
         runtime[rows] = _runtimes(rng, sizes[rows], stream)
         job_type[rows] = stream.swf_type
 

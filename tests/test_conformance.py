@@ -36,6 +36,14 @@ BUILTINS = [
         "placement-earliest",
         "reservation-first-fit",
         "cerberus-dp",
+        "ff",
+        "pe-b",
+        "pe-w",
+        "du-b",
+        "du-w",
+        "pedu-b",
+        "pedu-w",
+        "reservation-cpsat",
     )
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))

@@ -29,7 +29,19 @@ B = Budget(1.0)
 def test_the_built_in_kinds_are_registered_with_their_solvers():
     assert {"selection", "placement", "reservation"} <= set(known_kinds())
     assert solvers_for("placement") == ["placement-earliest"]
-    assert solvers_for("reservation") == ["reservation-first-fit"]
+    assert solvers_for("reservation") == sorted(
+        [
+            "ff",
+            "pe-b",
+            "pe-w",
+            "du-b",
+            "du-w",
+            "pedu-b",
+            "pedu-w",
+            "reservation-cpsat",
+            "reservation-first-fit",
+        ]
+    )
     assert "dp" in solvers_for("selection") and "dp" not in solvers_for("placement")
     with pytest.raises(UnknownKindError, match=r"known problem kinds: .*placement"):
         get_kind("nope")
@@ -113,13 +125,15 @@ def test_placement_input_errors_name_the_key():
 # -- reservation -----------------------------------------------------------------------------------
 def reservation() -> ReservationProblem:
     return ReservationProblem(
-        now=0, ready=0, duration=10, deadline=40, n_pe=2, pes=3, busy=[(0, 0, 20), (1, 5, 15)]
+        now=0, ready=0, duration=10, deadline=40, n_pe=2, pes=3, held=[(0, 20, (0,)), (5, 15, (1,))]
     )
 
 
 def test_first_fit_takes_the_earliest_candidate_with_enough_free_pes():
     p = reservation()
-    assert p.candidate_starts() == [0, 5, 10, 15, 20]  # slot times and slot times - t_du
+    # issue 14's rule: t_r, slot times s with t_r <= s <= t_dl - t_du (0, 5, 15, 20: where the
+    # set of busy PEs changes) and s - t_du in that window (5 = 15 - 10, 10 = 20 - 10)
+    assert p.candidate_starts() == [0, 5, 10, 15, 20]
     d = timed_solve(make_solver("reservation-first-fit"), p, B)
     # PEs 1 and 2 are free over [15, 25); nothing earlier has two free PEs for 10 s
     assert (d.accepted, d.start, d.pe_set, d.objectives) == (True, 15, (1, 2), (1.0,))
@@ -127,7 +141,7 @@ def test_first_fit_takes_the_earliest_candidate_with_enough_free_pes():
 
 def test_a_request_that_cannot_fit_is_rejected_not_forced():
     p = ReservationProblem(
-        now=0, ready=0, duration=10, deadline=15, n_pe=2, pes=2, busy=[(0, 0, 20)]
+        now=0, ready=0, duration=10, deadline=15, n_pe=2, pes=2, held=[(0, 20, (0,))]
     )
     assert feasible_start(p) is None
     d = timed_solve(make_solver("reservation-first-fit"), p, B)
@@ -160,19 +174,42 @@ def test_a_false_infeasible_reservation_claim_is_rejected():
 def test_reservation_json_round_trip():
     kind = get_kind("reservation")
     p = reservation()
-    assert kind.problem_from_dict(kind.problem_to_dict(p)).busy == p.busy
+    q = kind.problem_from_dict(kind.problem_to_dict(p))
+    assert q.held == p.held and q.slots.records() == p.slots.records()
+    # the skeleton's per-PE form is still read: each interval a one-PE job
+    legacy = ReservationProblem.from_dict(
+        {
+            "now": 0,
+            "ready": 0,
+            "duration": 10,
+            "deadline": 40,
+            "n_pe": 2,
+            "pes": 3,
+            "busy": [[0, 0, 20], [1, 5, 15]],
+        }
+    )
+    assert legacy.held == p.held
+    base = {"now": 0, "ready": 0, "duration": 1, "deadline": 5, "n_pe": 1, "pes": 2}
     with pytest.raises(ProblemError, match=r"busy\[0\]"):
-        ReservationProblem.from_dict(
-            {
-                "now": 0,
-                "ready": 0,
-                "duration": 1,
-                "deadline": 5,
-                "n_pe": 1,
-                "pes": 1,
-                "busy": [[0, 1]],
-            }
-        )
+        ReservationProblem.from_dict({**base, "busy": [[0, 1]]})
+    with pytest.raises(ProblemError, match=r"held\[1\]: expected a job whose PEs no other"):
+        ReservationProblem.from_dict({**base, "held": [[0, 5, [1]], [4, 6, [0, 1]]]})
+    with pytest.raises(ProblemError, match=r"held\[0\]: expected distinct PEs in 0..1"):
+        ReservationProblem.from_dict({**base, "held": [[0, 5, [2]]]})
+    with pytest.raises(ProblemError, match="either held or busy"):
+        ReservationProblem.from_dict({**base, "held": [], "busy": []})
+    with pytest.raises(ProblemError, match="n_pe: expected at most the machine's 2 PEs"):
+        ReservationProblem.from_dict({**base, "n_pe": 3})
+
+
+def test_reservation_quality_records_where_an_accepted_job_went():
+    kind = get_kind("reservation")
+    p = reservation()
+    d = timed_solve(make_solver("reservation-first-fit"), p, B)
+    q = kind.quality(p, d, None, budget_s=1)
+    # FF: start 15 on PEs 1, 2; PE 1 idle since its job ended at 15, PE 2 idle since now (0)
+    assert q["start_delay_s"] == 15 and q["stranded_idle_pe_s"] == 15
+    assert q["reference"] == "missing"
 
 
 # -- PROBLEM.json of any kind --------------------------------------------------------------------

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.bench.progress import progress
 from schedbench.bench.run import cerberus as cb
 from schedbench.instances.cerberus import published_workloads, read_cerberus_workload
 from schedbench.instances.systems import CERBERUS
@@ -159,7 +160,10 @@ def run(args: argparse.Namespace) -> int:
     # -- the published runs, each on its own workload ------------------------------------
     published: dict[str, tuple[CerberusResult, dict[str, Any]]] = {}
     config = cb.cerberus_config({"mode": args.mode})
+    n_common = len(MODES) * len(VARIANTS) if args.common in files else 0
+    bar = progress(len(files) + n_common, "cerberus", "run", disable=args.no_progress)
     for run_name, path in files.items():
+        bar.note(run_name)
         variant = RUNS[run_name]
         workload = read_cerberus_workload(path, max_cores=CERBERUS.nodes)
         recorder = None
@@ -182,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
                 recorder.close()
         metrics = cb.write_outputs(result, out / run_name, budget_s=args.budget)
         published[run_name] = (result, metrics)
+        bar.update()
     t_published = time.perf_counter() - t0
     rows = [_row("published", run, res, m) for run, (res, m) in published.items()]
     _write_csv(out / "summary.csv", rows)
@@ -200,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
             cfg = cb.cerberus_config({"mode": mode})
             common[mode] = {}
             for variant in VARIANTS:
+                bar.note(f"{mode} {variant}")
                 result = cb.run_cerberus(
                     workload,
                     CERBERUS,
@@ -213,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
                 )
                 common[mode][variant] = (result, metrics)
                 common_rows.append(_row(f"common-{mode}", variant, result, metrics))
+                bar.update()
+        bar.close()
         _write_csv(out / "common" / "summary.csv", common_rows)
         shares = better_shares(common)
         _write_csv(out / "common" / "better_shares.csv", shares)
@@ -227,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
         print("\nWhich variant served each job better (faithful mode; share of jobs, same job id):")
         _print_shares(shares)
     else:
+        bar.close()
         print(f"\n(common comparison skipped: {args.common}.workload.csv is not in {folder})")
 
     if not args.quick:

@@ -5,7 +5,10 @@ The core's check (:meth:`ReservationKind.vet`): an acceptance starts inside the 
 exactly n_pe distinct PEs, each free over the whole run; the objective (1 accepted, 0 rejected)
 is recomputed. A rejection is always a valid answer (a scheduler may decline), but an
 ``infeasible`` claim is only believed when no candidate start has n_pe free PEs. Quality against
-an exact reference: the objective gap and validity (``simcore/kinds/scalar.py``).
+an exact reference: the objective gap and validity (``simcore/kinds/scalar.py``), and two
+measures of where an accepted job went, recomputed from the answer: ``start_delay_s``
+(t_s − max(t_r, now)) and ``stranded_idle_pe_s`` (idle PE-seconds left between the job and its
+neighbours on its PEs; ``ReservationProblem.stranded_idle``).
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ __all__ = ["ReservationDecision", "ReservationKind", "ReservationProblem", "feas
 
 
 def feasible_start(problem: ReservationProblem) -> tuple[int, tuple[int, ...]] | None:
-    """The earliest candidate start with n_pe free PEs and the lowest such PEs, or None. Exact
-    for acceptance: a feasible start can always be moved earlier to a candidate time."""
-    for t in problem.candidate_starts():
-        free = problem.free_pes(t, t + problem.duration)
-        if len(free) >= problem.n_pe:
-            return t, tuple(free[: problem.n_pe])
-    return None
+    """The earliest candidate start with n_pe free PEs and the lowest such PEs (FirstFit), or
+    None. Exact for acceptance: a feasible start can always be moved earlier to a candidate
+    time (``problem.py``)."""
+    found = problem.fit("ff")
+    if found is None:
+        return None
+    return found.start, tuple(found.pe_ids)
 
 
 class ReservationKind(ProblemKind):
@@ -37,8 +40,29 @@ class ReservationKind(ProblemKind):
     summary = "accept a request with a start time and PEs inside its deadline window, or reject"
     problem_type = ReservationProblem
     decision_type = ReservationDecision
-    metrics: ClassVar[tuple[MetricSpec, ...]] = scalar.gap_metrics(
-        "reservation", "acceptance (1 accepted, 0 rejected)"
+    metrics: ClassVar[tuple[MetricSpec, ...]] = (
+        *scalar.gap_metrics("reservation", "acceptance (1 accepted, 0 rejected)"),
+        MetricSpec(
+            "start_delay_s",
+            "t_s - max(t_r, now) of an accepted request (s); None when rejected",
+            unit="s",
+            direction="lower",
+            source="AR paper §6.1 (waiting from the ready time)",
+            scope="decision",
+            label="delay",
+            kind="reservation",
+        ),
+        MetricSpec(
+            "stranded_idle_pe_s",
+            "idle PE-seconds an accepted job leaves between itself and the previous and next "
+            "held jobs on its PEs (from now; none after counts 0); None when rejected",
+            unit="",
+            direction="lower",
+            source="schedbench (packing measure)",
+            scope="decision",
+            label="stranded",
+            kind="reservation",
+        ),
     )
 
     def vet(self, problem: Any, decision: Any) -> Any:
@@ -66,7 +90,13 @@ class ReservationKind(ProblemKind):
     def quality(
         self, problem: Any, decision: Any, reference: Any | None, *, budget_s: float
     ) -> dict[str, Any]:
-        return scalar.gap_quality(decision, reference, self.answered(decision))
+        record = scalar.gap_quality(decision, reference, self.answered(decision))
+        accepted = record["feasible"] and decision.accepted and decision.objectives == (1.0,)
+        record["start_delay_s"] = decision.start - problem.earliest_start if accepted else None
+        record["stranded_idle_pe_s"] = (
+            problem.stranded_idle(decision.start, decision.pe_set) if accepted else None
+        )
+        return record
 
     def describe(self, problem: Any) -> str:
         return f"{problem.n_pe}/{problem.pes} PEs"
@@ -82,13 +112,25 @@ class ReservationKind(ProblemKind):
                     deadline=40,
                     n_pe=2,
                     pes=3,
-                    busy=[(0, 0, 20), (1, 5, 15)],
+                    held=[(0, 20, (0,)), (5, 15, (1,))],
                 ),
             ),
             (
                 "cannot fit",
                 ReservationProblem(
-                    now=0, ready=0, duration=10, deadline=15, n_pe=2, pes=2, busy=[(0, 0, 20)]
+                    now=0, ready=0, duration=10, deadline=15, n_pe=2, pes=2, held=[(0, 20, (0,))]
+                ),
+            ),
+            (
+                "a choice between a snug and a wide rectangle",
+                ReservationProblem(
+                    now=0,
+                    ready=0,
+                    duration=10,
+                    deadline=60,
+                    n_pe=2,
+                    pes=4,
+                    held=[(0, 10, (0, 1)), (20, 30, (0, 1)), (0, 5, (2,))],
                 ),
             ),
         ]
