@@ -35,6 +35,9 @@ from schedbench.solvers.registry import make_solver  # noqa: E402
 BACKENDS = (*PAPER_POLICIES, "reservation-cpsat")
 
 
+FIGURE = {"name": "ar-backends", "full": [], "quick": ["--quick"], "format": "text"}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")

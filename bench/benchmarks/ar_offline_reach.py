@@ -27,6 +27,8 @@ from schedbench.simcore.reservations.driver import serve  # noqa: E402
 from schedbench.simcore.reservations.fit import PAPER_POLICIES  # noqa: E402
 from schedbench.solvers.ar_offline import offline_bound  # noqa: E402
 
+FIGURE = {"name": "ar-offline-reach", "full": [], "quick": ["--quick"], "format": "text"}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

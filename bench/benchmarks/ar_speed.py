@@ -52,6 +52,9 @@ SETTINGS = {
 }
 
 
+FIGURE = {"name": "ar-speed", "full": [], "quick": ["--quick"], "format": "text"}
+
+
 def _decisions(run):
     return [(o.request.id, o.accepted, o.start, o.pe_ids) for o in run.outcomes]
 

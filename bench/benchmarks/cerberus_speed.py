@@ -52,6 +52,9 @@ CORPUS = ROOT / "instances" / "decisions" / "cerberus-maxt-faithful-w10.jsonl"
 SOLVERS = ("dp", "cerberus-dp", "naive", "cpsat")
 
 
+FIGURE = {"name": "cerberus-speed", "full": [], "quick": ["--quick"], "format": "text"}
+
+
 def part_a(repeats: int) -> None:
     files = published_workloads(SHARED)
     if len(files) == 6:

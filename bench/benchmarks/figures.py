@@ -46,8 +46,10 @@ def figures() -> dict[str, dict]:
 
 
 def has_main(path: Path) -> bool:
-    """The script is a benchmark one runs (it has ``if __name__ == "__main__"``)."""
-    return '__name__ == "__main__"' in path.read_text(encoding="utf-8")
+    """The script is a benchmark one runs (it has ``if __name__ == "__main__"``) and not a data
+    generator (a script that regenerates shipped data declares ``GENERATES = "what"``)."""
+    text = path.read_text(encoding="utf-8")
+    return '__name__ == "__main__"' in text and not re.search(r"^GENERATES = ", text, re.M)
 
 
 BLOCK = re.compile(
