@@ -406,7 +406,9 @@ def swf_to_locality(
     return wl, report
 
 
-def swf_file_to_locality(path: str | Path, **kwargs: Any) -> tuple[LocalityWorkload, ConversionReport]:
+def swf_file_to_locality(
+    path: str | Path, **kwargs: Any
+) -> tuple[LocalityWorkload, ConversionReport]:
     """Read an SWF file (``instances/swf.py``) and convert it (:func:`swf_to_locality`)."""
     from schedbench.instances.swf import read_swf
 
@@ -426,60 +428,89 @@ def generate_locality(
     seed: int = 0,
     load: float = 1.1,
     mean_session: float = 6.0,
+    pre_share: float = 0.05,
+    evaluated_share: float | None = None,
     cores_per_node: int = 20,
 ) -> LocalityWorkload:
     """A seeded synthetic locality workload with **user sessions**: each user submits sessions
-    of a geometric number of jobs (mean ``mean_session``) with the same core count, a few
-    seconds to minutes apart (so the §3 chain gives them one file), sessions arriving as a
-    Poisson stream; run times log-normal (median 20 min, capped at 12 h), walltimes the run
-    time rounded up to the next hour (and at least 1 h). Sizes 1, 2, 4, 8, 16 or 20 cores,
-    skewed to small jobs as on the evaluated cluster. The offered load (core-seconds over the
-    machine's over the whole span) is about ``load``. The days are laid out as the warm-up day, ``days`` evaluated
-    days and the day after; a handful of jobs are running (−2) or queued (−1) at the start.
-    The rows are built as an SWF table and converted with :func:`swf_to_locality`, so the
-    file chain and the categories follow the same rules."""
+    of a geometric number of jobs (mean ``mean_session``) with the same core count, 0–5 min
+    apart (so the §3 chain gives a session one file), session starts uniform within their
+    period; run times log-normal (median 20 min) scaled so that the offered load (core-seconds
+    over the machine's, over the whole span) is about ``load``, capped at 24 h; walltimes the
+    run time + 120 s rounded up to the next hour. Sizes 1, 2, 4, 8, 16 or 20 cores, skewed to
+    small jobs as on the evaluated cluster.
+
+    Periods: a quarter day before the warm-up (``pre_share`` of the jobs; their historical
+    start comes 0–12 h after submission, so at the warm-up they are running (−2), queued (−1)
+    or already done (dropped)), the warm-up day, ``days`` evaluated days (``evaluated_share``
+    of the jobs; default in proportion to the duration) and the day after. The rows are built
+    as an SWF table and converted with :func:`swf_to_locality`, so the file chain and the
+    categories follow the same rules."""
     if jobs < 10 or nodes < 1 or days < 1 or users < 1 or mean_session < 1:
         raise LocalityWorkloadError(
             "generate_locality: expected jobs >= 10, nodes >= 1, days >= 1, users >= 1, "
             "mean_session >= 1"
         )
+    if not 0 <= pre_share < 1 or (evaluated_share is not None and not 0 < evaluated_share < 1):
+        raise LocalityWorkloadError(
+            "generate_locality: expected 0 <= pre_share < 1 and 0 < evaluated_share < 1"
+        )
     rng = np.random.default_rng(seed)
-    span = (days + 2) * DAY_S
+    pre = DAY_S // 4
+    periods = [
+        (0, pre),
+        (pre, pre + DAY_S),
+        (pre + DAY_S, pre + (1 + days) * DAY_S),
+        (pre + (1 + days) * DAY_S, pre + (2 + days) * DAY_S),
+    ]
+    rest = 1.0 - pre_share
+    if evaluated_share is None:
+        shares = [pre_share, rest / (days + 2), rest * days / (days + 2), rest / (days + 2)]
+    else:
+        other = max(rest - evaluated_share, 0.0) / 2
+        shares = [pre_share, other, evaluated_share, other]
+    span = periods[-1][1]
     size_choices = np.array([1, 1, 1, 2, 4, 8, 16, 20])
-    run = np.minimum(np.exp(rng.normal(math.log(1200.0), 1.1, size=jobs)), 12 * 3600).astype(np.int64)
-    run = np.maximum(run, 30)
+    run = np.exp(rng.normal(math.log(1200.0), 1.1, size=jobs))
     cores = np.empty(jobs, dtype=np.int64)
     user = np.empty(jobs, dtype=np.int64)
     submit = np.empty(jobs, dtype=np.int64)
-    # sessions
-    i = 0
     session_starts: list[int] = []
+    i = 0
     while i < jobs:
         k = int(min(jobs - i, rng.geometric(1.0 / mean_session)))
-        u = int(rng.integers(users))
-        c = int(rng.choice(size_choices))
         gaps = rng.integers(0, 300, size=k)
         gaps[0] = 0
         session_starts.append(i)
-        cores[i : i + k] = c
-        user[i : i + k] = u
+        cores[i : i + k] = int(rng.choice(size_choices))
+        user[i : i + k] = int(rng.integers(users))
         submit[i : i + k] = np.cumsum(gaps)
         i += k
-    # sessions spread over the whole span; run times scaled to the offered load
+    # sessions placed in their periods; run times scaled to the offered load
     capacity = nodes * cores_per_node * span
     work = float(np.sum(run * cores))
     if load > 0 and work > 0:
-        run = np.clip(run * (load * capacity / work), 30, 24 * 3600).astype(np.int64)
-    starts = np.sort(rng.uniform(0, span - 3600, size=len(session_starts))).astype(np.int64)
+        run = run * (load * capacity / work)
+    run = np.clip(run, 30, 24 * 3600).astype(np.int64)
+    phase = rng.choice(4, size=len(session_starts), p=np.array(shares) / sum(shares))
+    lo = np.array([periods[k][0] for k in phase])
+    hi = np.array([periods[k][1] for k in phase]) - 600
+    starts = (lo + rng.uniform(0, 1, size=len(session_starts)) * (hi - lo)).astype(np.int64)
     bounds = [*session_starts, jobs]
+    in_pre = np.zeros(jobs, dtype=bool)
     for k, offset in enumerate(starts):
         submit[bounds[k] : bounds[k + 1]] += offset
+        in_pre[bounds[k] : bounds[k + 1]] = phase[k] == 0
     order = np.argsort(submit, kind="stable")
-    submit, cores, user, run = submit[order], cores[order], user[order], run[order]
-    submit -= submit.min()
+    submit, cores, user, run, in_pre = (
+        submit[order],
+        cores[order],
+        user[order],
+        run[order],
+        in_pre[order],
+    )
     walltime = np.maximum(np.ceil((run + 120) / 3600.0) * 3600, 3600).astype(np.int64)
-    # history: the first jobs started at once (they become -2 / -1 at the warm-up start)
-    wait = np.zeros(jobs, dtype=np.int64)
+    wait = np.where(in_pre, rng.integers(0, DAY_S // 2, size=jobs), 0)
     table = np.full((jobs, 18), -1.0)
     table[:, 0] = np.arange(1, jobs + 1)
     table[:, 1] = submit
@@ -490,10 +521,9 @@ def generate_locality(
     table[:, 8] = walltime
     table[:, 10] = 1
     table[:, 11] = user
-    first = int(submit.min())
     wl, _ = swf_to_locality(
         table,
-        evaluated_start=first + DAY_S // 4 + DAY_S,
+        evaluated_start=pre + DAY_S,
         evaluated_days=days,
         cores_per_node=cores_per_node,
         nodes=nodes,
