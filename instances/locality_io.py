@@ -267,8 +267,9 @@ def swf_to_locality(
     """Build a locality workload from an SWF table (n × 18, the fields of ``instances/swf.py``)
     with the rules of §3:
 
-    1. cancelled jobs (status 5) and jobs without a start or run time (wait or run time −1) are
-       dropped; a job asking for 0 cores counts as 1 (requested processors, else allocated);
+    1. cancelled jobs (status 5) and jobs without a run time (−1) are dropped; a job without a
+       wait time (model traces such as Lublin's) is taken to start at its submission, so its
+       history start and the −2 / −1 categories follow from that (our choice; counted); a job asking for 0 cores counts as 1 (requested processors, else allocated);
     2. delay = run time + 120 s; walltime = the requested time (the run time + 120 s when the
        trace has none);
     3. a job of more than ``cores_per_node`` cores becomes ⌈cores/20⌉ jobs of 20 cores with the
@@ -289,6 +290,7 @@ def swf_to_locality(
     counts: dict[str, int] = {
         "cancelled": 0,
         "no_times": 0,
+        "no_wait_assumed_0": 0,
         "zero_cores": 0,
         "split_jobs": 0,
         "split_copies": 0,
@@ -313,7 +315,7 @@ def swf_to_locality(
         if status[i] == 5:
             counts["cancelled"] += 1
             continue
-        if wait[i] < 0 or run[i] < 0 or submit[i] < 0:
+        if run[i] < 0 or submit[i] < 0:
             counts["no_times"] += 1
             continue
         cores = int(req_procs[i]) if req_procs[i] > 0 else int(alloc[i])
@@ -321,7 +323,9 @@ def swf_to_locality(
             counts["zero_cores"] += 1
             cores = 1
         s = int(submit[i])
-        st = s + int(wait[i])
+        if wait[i] < 0:  # a model trace (e.g. Lublin) records no wait: start at submission
+            counts["no_wait_assumed_0"] += 1
+        st = s + max(int(wait[i]), 0)
         r = int(run[i])
         wall = int(req_time[i]) if req_time[i] > 0 else -1
         if wall < 0:

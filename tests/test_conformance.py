@@ -33,6 +33,7 @@ BUILTINS = [
         "constrained-bb",
         "constrained-ssd",
         "placement-earliest",
+        "placement-locality",
         "reservation-first-fit",
     )
 ]

@@ -117,14 +117,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="locality platform: 'locality' (486 x 20 cores, the default for locality files) or "
         "'locality:NODES' (default for SWF traces: enough 20-core nodes for the trace's largest job)",
     )
-    p.add_argument("--gate", type=int, default=None, help="scheduling gate in seconds (overrides the mode's)")
+    p.add_argument(
+        "--gate", type=int, default=None, help="scheduling gate in seconds (overrides the mode's)"
+    )
     p.add_argument(
         "--evaluated-start",
         type=int,
         default=None,
         help="SWF only: evaluated window start, seconds after the first submission (default one day)",
     )
-    p.add_argument("--evaluated-days", type=int, default=7, help="SWF only: evaluated days (default 7)")
+    p.add_argument(
+        "--evaluated-days", type=int, default=7, help="SWF only: evaluated days (default 7)"
+    )
     p.add_argument("--quick", action="store_true", help="only fcfs, eft, lea, leo, lem (no -bf)")
 
 
@@ -173,7 +177,10 @@ def _write_jobs(path: Path, result: LocalityResult) -> None:
         cols = [table[c] for c in JOB_COLUMNS]
         for k in range(len(cols[0])):
             wr.writerow(
-                [f"{c[k]:.6f}" if name == "stretch" else int(c[k]) for name, c in zip(JOB_COLUMNS, cols, strict=True)]
+                [
+                    f"{c[k]:.6f}" if name == "stretch" else int(c[k])
+                    for name, c in zip(JOB_COLUMNS, cols, strict=True)
+                ]
             )
 
 
@@ -240,7 +247,11 @@ def agreement_rows(rows: dict[str, dict[str, Any]], reuse_share: float) -> list[
                 ),
             }
         )
-    ct = {n: r.get("core_time_reduction") for n, r in rows.items() if r.get("core_time_reduction") is not None}
+    ct = {
+        n: r.get("core_time_reduction")
+        for n, r in rows.items()
+        if r.get("core_time_reduction") is not None
+    }
     if ct:
         worst = max(ct, key=lambda n: abs(ct[n]))
         ok4 = abs(ct[worst]) <= CORE_TIME_TOLERANCE
@@ -277,7 +288,11 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
 
     out.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
-    names = [n for n in rows if rows[n].get("transfer_wait_reduction") is not None and not n.startswith("fcfs")]
+    names = [
+        n
+        for n in rows
+        if rows[n].get("transfer_wait_reduction") is not None and not n.startswith("fcfs")
+    ]
     if names:
         fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
         for ax, key, title in (
@@ -285,7 +300,11 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
             (axes[1], "mean_stretch_reduction", "mean stretch reduction"),
         ):
             vals = [100 * (rows[n].get(key) or 0.0) for n in names]
-            ax.bar(names, vals, color=["#4c72b0" if not n.endswith("-bf") else "#dd8452" for n in names])
+            ax.bar(
+                names,
+                vals,
+                color=["#4c72b0" if not n.endswith("-bf") else "#dd8452" for n in names],
+            )
             ax.axhline(0, color="black", lw=0.8)
             ax.set_title(title + " vs FCFS / FCFS-BF")
             ax.set_ylabel("%")
@@ -326,7 +345,11 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
         files.append(p)
         fig, ax = plt.subplots(figsize=(8, 3.6))
         bottom = np.zeros(len(snames))
-        for key, color in (("sessions_faster", "#55a868"), ("sessions_equal", "#cccccc"), ("sessions_slower", "#c44e52")):
+        for key, color in (
+            ("sessions_faster", "#55a868"),
+            ("sessions_equal", "#cccccc"),
+            ("sessions_slower", "#c44e52"),
+        ):
             vals = np.array([rows[n].get(key) or 0 for n in snames], dtype=float)
             ax.bar(snames, vals, bottom=bottom, color=color, label=key.split("_")[1])
             bottom += vals
@@ -359,7 +382,9 @@ def run_schedulers(
     return results
 
 
-def summarise(results: dict[str, LocalityResult], options: LocalityOptions) -> tuple[dict[str, dict[str, Any]], dict[str, np.ndarray]]:
+def summarise(
+    results: dict[str, LocalityResult], options: LocalityOptions
+) -> tuple[dict[str, dict[str, Any]], dict[str, np.ndarray]]:
     rows: dict[str, dict[str, Any]] = {}
     sessions: dict[str, np.ndarray] = {}
     metrics = {n: locality_metrics(r) for n, r in results.items()}
@@ -385,11 +410,19 @@ def run(args: argparse.Namespace) -> int:
         w, platform, note = load_workload(args)
         names = list(dict.fromkeys(args.schedulers))
         if args.quick:
-            names = [n for n in names if not n.endswith("-bf")] or ["fcfs", "eft", "lea", "leo", "lem"]
+            names = [n for n in names if not n.endswith("-bf")] or [
+                "fcfs",
+                "eft",
+                "lea",
+                "leo",
+                "lem",
+            ]
         known = set(SCHEDULER_NAMES)
         bad = [n for n in names if n not in known]
         if bad:
-            raise ConfigError(f"--schedulers: unknown {bad[0]!r}; known: {', '.join(SCHEDULER_NAMES)}")
+            raise ConfigError(
+                f"--schedulers: unknown {bad[0]!r}; known: {', '.join(SCHEDULER_NAMES)}"
+            )
         for n in list(names):
             base = baseline_of(n)
             if base not in names:
@@ -420,12 +453,20 @@ def run(args: argparse.Namespace) -> int:
 
     print(
         tabulate(
-            [[r[c] for c in ("scheduler", "transfer_wait_s", "mean_stretch", "core_time_s")]
-             + [_fmt(r.get("transfer_wait_reduction"))] for r in rows.values()],
+            [
+                [r[c] for c in ("scheduler", "transfer_wait_s", "mean_stretch", "core_time_s")]
+                + [_fmt(r.get("transfer_wait_reduction"))]
+                for r in rows.values()
+            ],
             headers=["scheduler", "transfer+wait s", "mean stretch", "core time s", "tw reduction"],
         )
     )
     print()
-    print(tabulate([[a["finding"], a["agree"], a["ours"]] for a in agreement], headers=["finding", "agree", "ours"]))
+    print(
+        tabulate(
+            [[a["finding"], a["agree"], a["ours"]] for a in agreement],
+            headers=["finding", "agree", "ours"],
+        )
+    )
     print(f"\nwritten to {out}/ (summary.csv, <scheduler>/jobs.csv, plots/, agreement.csv)")
     return 0

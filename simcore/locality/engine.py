@@ -52,8 +52,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from schedbench.simcore.errors import ConfigError, SimulationError
-from schedbench.simcore.problem import Budget
-from schedbench.simcore.solver import timed_solve
 from schedbench.simcore.locality.model import (
     EVALUATED,
     RUNNING_AT_START,
@@ -63,6 +61,8 @@ from schedbench.simcore.locality.model import (
     LocalityWorkload,
     load_seconds,
 )
+from schedbench.simcore.problem import Budget
+from schedbench.simcore.solver import timed_solve
 
 __all__ = [
     "FileEntry",
@@ -241,7 +241,12 @@ class Planner:
     ) -> None:
         """Start ``job`` now on ``node`` in its hole (§7)."""
         self._sim.place(
-            self, job, node, self.now, transfer, backfill_cores=(from_hole, outside),
+            self,
+            job,
+            node,
+            self.now,
+            transfer,
+            backfill_cores=(from_hole, outside),
             add_interval=add_interval,
         )
 
@@ -576,7 +581,9 @@ class LocalitySimulator:
         c = self.cores[job]
         wall = self.walltime[job]
         if not 0 <= node < self.N:
-            raise SimulationError(f"scheduler {self.scheduler.name}: node {node} out of range at t={t}")
+            raise SimulationError(
+                f"scheduler {self.scheduler.name}: node {node} out of range at t={t}"
+            )
         if job not in self.scheduled and job not in self.new_list:
             raise SimulationError(
                 f"scheduler {self.scheduler.name}: job {self.workload.job_id[job]} is not queued at t={t}"
@@ -588,11 +595,7 @@ class LocalitySimulator:
                 f"{node} at {start}, before its cores are free ({eat})"
             )
         # LEM: an idle node that this run starts a job on now counts as running (§6)
-        if (
-            start == t
-            and self.n_free[node] == self.C
-            and bool(np.all(self.avail[node] <= t))
-        ):
+        if start == t and self.n_free[node] == self.C and bool(np.all(self.avail[node] <= t)):
             planner.running_nodes += 1
         times = self._times_by_id(node)
         used: list[int] = []
@@ -698,8 +701,11 @@ class LocalitySimulator:
         if self.recorder is not None:
             self.recorder(
                 problem,
-                {"t": self.t, "queue_length": len(self.scheduled) + len(self.new_list),
-                 "scheduler": self.scheduler.name},
+                {
+                    "t": self.t,
+                    "queue_length": len(self.scheduled) + len(self.new_list),
+                    "scheduler": self.scheduler.name,
+                },
             )
 
     # =============================================================================================
@@ -753,7 +759,9 @@ class LocalitySimulator:
             self.running_nodes += 1
         self.n_free[node] -= c
         if self.n_free[node] < 0:
-            raise SimulationError(f"node {node} over-committed at t={t} by job {self.workload.job_id[j]}")
+            raise SimulationError(
+                f"node {node} over-committed at t={t} by job {self.workload.job_id[j]}"
+            )
         for core in self.plan_cores[j]:
             if self.run_end[node, core] != -1:
                 raise SimulationError(
@@ -851,10 +859,7 @@ class LocalitySimulator:
         hist = self.workload.hist_start
         for j in rows:
             k = int(hist[j])
-            if order and keys[0] == k:
-                pos = 0
-            else:
-                pos = bisect.bisect_right(keys, k)
+            pos = 0 if order and keys[0] == k else bisect.bisect_right(keys, k)
             order.insert(pos, j)
             keys.insert(pos, k)
         hist_node = self.workload.hist_node
@@ -980,9 +985,7 @@ class LocalitySimulator:
 
     def _never_start(self) -> None:
         w = self.workload
-        waiting = [
-            j for j in range(len(w)) if self.category[j] == EVALUATED and self.start[j] < 0
-        ]
+        waiting = [j for j in range(len(w)) if self.category[j] == EVALUATED and self.start[j] < 0]
         j = waiting[0]
         if j in self.new_list:
             why = (

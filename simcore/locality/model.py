@@ -76,7 +76,11 @@ class LocalityPlatform:
         if isinstance(cpn, bool) or not isinstance(cpn, int) or not 1 <= cpn <= 62:
             raise ConfigError(f"platform cores_per_node: expected an integer in 1..62, got {cpn!r}")
         bw = self.bandwidth_gbps
-        if isinstance(bw, bool) or not isinstance(bw, (int, float)) or not (math.isfinite(bw) and bw > 0):
+        if (
+            isinstance(bw, bool)
+            or not isinstance(bw, (int, float))
+            or not (math.isfinite(bw) and bw > 0)
+        ):
             raise ConfigError(f"platform bandwidth_gbps: expected a number > 0, got {bw!r}")
         if self.memory_gb and len(self.memory_gb) != self.nodes:
             raise ConfigError(
@@ -243,9 +247,7 @@ class LocalityWorkload:
             for f in fields(self)
             if f.name not in ("user", "source")
         }
-        return LocalityWorkload(
-            **cols, user=tuple(self.user[i] for i in idx), source=self.source
-        )
+        return LocalityWorkload(**cols, user=tuple(self.user[i] for i in idx), source=self.source)
 
     def with_changes(self, **changes: Any) -> LocalityWorkload:
         return replace(self, **changes)
@@ -323,9 +325,13 @@ class LocalityOptions:
 
     def __post_init__(self) -> None:
         if self.mode not in ("reference", "paper"):
-            raise ConfigError(f"locality option mode: expected reference or paper, got {self.mode!r}")
+            raise ConfigError(
+                f"locality option mode: expected reference or paper, got {self.mode!r}"
+            )
         if isinstance(self.gate_s, bool) or not isinstance(self.gate_s, int) or self.gate_s < 0:
-            raise ConfigError(f"locality option gate_s: expected an integer >= 0, got {self.gate_s!r}")
+            raise ConfigError(
+                f"locality option gate_s: expected an integer >= 0, got {self.gate_s!r}"
+            )
         if self.replan not in ("reference", "always"):
             raise ConfigError(
                 f"locality option replan: expected reference or always, got {self.replan!r}"
@@ -348,9 +354,7 @@ class LocalityOptions:
             or len(w) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in w)
         ):
-            raise ConfigError(
-                f"locality option weights_lea: expected two integers >= 0, got {w!r}"
-            )
+            raise ConfigError(f"locality option weights_lea: expected two integers >= 0, got {w!r}")
 
     @classmethod
     def reference(cls, **changes: Any) -> LocalityOptions:

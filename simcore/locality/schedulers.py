@@ -249,7 +249,7 @@ class FCFS(_Base):
     def _apply_candidate(
         p: Planner, j: int, d: PlacementDecision, cands: Any, eat: np.ndarray
     ) -> None:
-        free_at, nodes, extra = cands
+        _free_at, nodes, extra = cands
         i = d.node
         n = int(nodes[i])
         is_bf = bool(extra) and i == extra[0][0] + 1
@@ -273,7 +273,9 @@ class ScoreScheduler(_Base):
 
     def __post_init__(self) -> None:
         if self.rule not in ("eft", "lea", "leo", "lem"):
-            raise ConfigError(f"score scheduler rule: expected eft, lea, leo or lem, got {self.rule!r}")
+            raise ConfigError(
+                f"score scheduler rule: expected eft, lea, leo or lem, got {self.rule!r}"
+            )
 
     # -- weights ---------------------------------------------------------------------------------
     def _base_weights(self, p: Planner) -> tuple[int, int]:
@@ -303,9 +305,7 @@ class ScoreScheduler(_Base):
         return v1, v2
 
     # -- scoring ---------------------------------------------------------------------------------
-    def _partial(
-        self, p: Planner, eat: np.ndarray, tl: np.ndarray, w1: np.ndarray
-    ) -> np.ndarray:
+    def _partial(self, p: Planner, eat: np.ndarray, tl: np.ndarray, w1: np.ndarray) -> np.ndarray:
         if p.single:
             return (eat.astype(np.float32) + w1.astype(np.float32) * tl).astype(np.float32)
         return eat.astype(np.float64) + w1 * tl
@@ -431,14 +431,21 @@ class ScoreScheduler(_Base):
                     p.place_backfilled(j, n, entry[1], entry[2], int(entry[3]))
                 else:
                     start = max(int(np.ceil(d.start)), int(eat[n]))
-                    p.place(j, n, start, int(tl[n]) if start == eat[n] else int(p.load_term(j, n, start)))
+                    p.place(
+                        j,
+                        n,
+                        start,
+                        int(tl[n]) if start == eat[n] else int(p.load_term(j, n, start)),
+                    )
                 return
 
         # the reference rule over the candidates in scan order (normal, then backfilled)
         normal = select_reference(
             partial,
             w2,
-            lambda i: _trunc_full(partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single),
+            lambda i: _trunc_full(
+                partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single
+            ),
             single,
         )
         best_v: Any = _trunc_full(
@@ -503,7 +510,9 @@ class ScoreScheduler(_Base):
         for k, (tl_n, e_n) in enumerate(zip(tls, evs, strict=True)):
             if single:
                 part = np.float32(np.float32(w1) * np.float32(tl_n))
-                v: Any = int(np.trunc(np.float32(part + np.float32(np.float32(w2) * np.float32(e_n)))))
+                v: Any = int(
+                    np.trunc(np.float32(part + np.float32(np.float32(w2) * np.float32(e_n))))
+                )
             else:
                 v = w1 * tl_n + w2 * e_n
             if best_k < 0 or v < best_v:
@@ -517,10 +526,10 @@ def make_scheduler(name: str, *, solver: Any = None, record_problems: bool = Fal
     if base == "fcfs":
         return FCFS(backfill=bf, solver=solver, record_problems=record_problems)
     if base in ("eft", "lea", "leo", "lem"):
-        return ScoreScheduler(backfill=bf, solver=solver, record_problems=record_problems, rule=base)
-    raise ConfigError(
-        f"unknown locality scheduler {name!r}; known: {', '.join(SCHEDULER_NAMES)}"
-    )
+        return ScoreScheduler(
+            backfill=bf, solver=solver, record_problems=record_problems, rule=base
+        )
+    raise ConfigError(f"unknown locality scheduler {name!r}; known: {', '.join(SCHEDULER_NAMES)}")
 
 
 # Factories for the entry-point group ``schedbench.locality_schedulers`` (pyproject.toml), one

@@ -127,7 +127,9 @@ class PlacementProblem:
     def __post_init__(self) -> None:
         free_at = as_matrix(self.free_at, "free_at", "a list of times, one per candidate")
         if free_at.ndim != 1 or free_at.size == 0:
-            raise ProblemError("free_at", "a non-empty list of times, one per candidate", self.free_at)
+            raise ProblemError(
+                "free_at", "a non-empty list of times, one per candidate", self.free_at
+            )
         check_finite_nonneg(free_at, "free_at")
         n = free_at.size
         cached = np.asarray(self.cached)
@@ -184,7 +186,9 @@ class PlacementProblem:
         else:
             raw = np.asarray(self.node_ids)
             if raw.shape != (n,) or raw.dtype.kind not in "iu" or (raw < 0).any():
-                raise ProblemError("node_ids", f"{n} node numbers >= 0, one per candidate", self.node_ids)
+                raise ProblemError(
+                    "node_ids", f"{n} node numbers >= 0, one per candidate", self.node_ids
+                )
             ids = raw.astype(np.int64)
         set_(self, "node_ids", readonly(ids))
 
