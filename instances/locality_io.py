@@ -326,12 +326,12 @@ def swf_to_locality(
         if wait[i] < 0:  # a model trace (e.g. Lublin) records no wait: start at submission
             counts["no_wait_assumed_0"] += 1
         st = s + max(int(wait[i]), 0)
-        r = int(run[i])
+        run_s = int(run[i])
         wall = int(req_time[i]) if req_time[i] > 0 else -1
         if wall < 0:
             counts["no_requested_time"] += 1
-            wall = r + DELAY_PAD_S
-        base.append(_Row(s, st, st + r, r, max(wall, 1), cores, str(int(user[i])), 0))
+            wall = run_s + DELAY_PAD_S
+        base.append(_Row(s, st, st + run_s, run_s, max(wall, 1), cores, str(int(user[i])), 0))
     if not base:
         raise LocalityWorkloadError(f"{source or 'SWF table'}: no job left after cleaning")
     # 3. split multi-node jobs; history nodes round-robin in start order

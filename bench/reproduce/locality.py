@@ -191,9 +191,10 @@ def agreement_rows(rows: dict[str, dict[str, Any]], reuse_share: float) -> list[
         names = [f"{b}{suffix}" for b in ("eft", "lea", "leo", "lem")]
         if not all(n in rows for n in names):
             continue
-        red = {n: rows[n].get("transfer_wait_reduction") for n in names}
-        if any(v is None for v in red.values()):
+        got = {n: rows[n].get("transfer_wait_reduction") for n in names}
+        if any(v is None for v in got.values()):
             continue
+        red: dict[str, float] = {n: float(v) for n, v in got.items() if v is not None}
         lea, eft, leo, lem = (red[f"{b}{suffix}"] for b in ("lea", "eft", "leo", "lem"))
         best = max(red, key=lambda n: red[n])
         low_reuse = (
@@ -247,8 +248,8 @@ def agreement_rows(rows: dict[str, dict[str, Any]], reuse_share: float) -> list[
                 ),
             }
         )
-    ct = {
-        n: r.get("core_time_reduction")
+    ct: dict[str, float] = {
+        n: float(r["core_time_reduction"])
         for n, r in rows.items()
         if r.get("core_time_reduction") is not None
     }
@@ -350,9 +351,9 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
             ("sessions_equal", "#cccccc"),
             ("sessions_slower", "#c44e52"),
         ):
-            vals = np.array([rows[n].get(key) or 0 for n in snames], dtype=float)
-            ax.bar(snames, vals, bottom=bottom, color=color, label=key.split("_")[1])
-            bottom += vals
+            counts = np.array([rows[n].get(key) or 0 for n in snames], dtype=float)
+            ax.bar(snames, counts, bottom=bottom, color=color, label=key.split("_")[1])
+            bottom += counts
         ax.tick_params(axis="x", rotation=45)
         ax.set_ylabel("sessions")
         ax.set_title("sessions faster / equal / slower than the baseline")

@@ -1012,12 +1012,15 @@ def simulate_locality(
 ) -> LocalityResult:
     """Run ``scheduler`` (an object or a registered name, ``simcore/locality/registry.py``) on
     ``workload``; ``platform`` defaults to the evaluated cluster (486 × 20 cores, 0.1 GB/s)."""
+    sched: LocalityScheduler
     if isinstance(scheduler, str):
         from schedbench.simcore.locality.registry import make_locality_scheduler
 
-        scheduler = make_locality_scheduler(scheduler)
+        sched = make_locality_scheduler(scheduler)
+    else:
+        sched = scheduler
     if platform is None:
         platform = LocalityPlatform()
     if not isinstance(platform, LocalityPlatform):
         raise ConfigError(f"platform: expected a LocalityPlatform, got {type(platform).__name__}")
-    return LocalitySimulator(workload, platform, scheduler, options, **kwargs).run()
+    return LocalitySimulator(workload, platform, sched, options, **kwargs).run()

@@ -98,8 +98,8 @@ def load_seconds(size_gb: float | np.ndarray, bandwidth_gbps: float, *, single: 
     0.1 GB/s is 831 s); otherwise the quotient is taken in double precision, rounded to 6
     decimals (so decimal sizes divide exactly) and truncated."""
     if single:
-        q = np.float32(size_gb) / np.float32(bandwidth_gbps)
-        return np.trunc(q).astype(np.int64)
+        q32 = np.float32(size_gb) / np.float32(bandwidth_gbps)
+        return np.trunc(q32).astype(np.int64)
     q = np.round(np.asarray(size_gb, dtype=np.float64) / float(bandwidth_gbps), 6)
     return np.trunc(q).astype(np.int64)
 

@@ -139,7 +139,7 @@ class _Base:
         ):
             self.faults += 1
             return None
-        return decision  # type: ignore[no-any-return]
+        return decision
 
 
 # =================================================================================================
@@ -243,7 +243,7 @@ class FCFS(_Base):
             free_at = np.insert(free_at, n + 1, float(p.now))
             nodes = np.insert(nodes, n + 1, n)
             extra = [bf[0]]
-        return free_at, nodes, extra  # type: ignore[return-value]
+        return free_at, nodes, extra
 
     @staticmethod
     def _apply_candidate(
@@ -387,6 +387,7 @@ class ScoreScheduler(_Base):
                 if not ok:
                     continue
                 tl_n = float(tl[n]) if eat[n] == now else p.load_term(j, n, now)
+                part: Any
                 if single:
                     part = np.float32(np.float32(now) + np.float32(w1[n]) * np.float32(tl_n))
                 else:
