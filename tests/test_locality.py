@@ -300,3 +300,49 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
         "stretch",
     ]
     assert (out / "agreement.csv").exists()
+
+
+# -- the exact window placement ---------------------------------------------------------------------
+def test_window_exact_placement_is_never_worse_than_the_rules():
+    from schedbench.simcore.locality.window import RULES, LocalityWindow
+    from schedbench.solvers.locality_window import solve_window
+
+    win = LocalityWindow(
+        now=0,
+        core_free=[[100] * 10 + [0] * 10, [0] * 20],
+        cores=[10, 10, 20],
+        duration=[500, 500, 300],
+        load=[[0, 640], [0, 640], [640, 640]],
+    )
+    ans = solve_window(win, time_limit_s=10)
+    assert ans.status == "optimal" and ans.cost == ans.bound == 740.0
+    for rule in RULES:
+        cost, _ = win.cost(*win.greedy(rule))
+        assert cost >= ans.cost
+    # FCFS ignores the file: job 2 goes to node 1 and pays the load
+    assert win.cost(*win.greedy("fcfs"))[1] == 1280
+
+
+def test_window_cost_rejects_an_overfilled_node():
+    from schedbench.simcore.errors import ConfigError
+    from schedbench.simcore.locality.window import LocalityWindow
+
+    win = LocalityWindow(
+        now=0, core_free=[[0] * 20], cores=[20, 20], duration=[10, 10], load=[[0], [0]]
+    )
+    with pytest.raises(ConfigError, match="overfilled"):
+        win.cost([0, 0], [0, 5])
+    assert win.cost([0, 0], [0, 10])[0] == 10
+
+
+def test_window_recorder_leaves_the_schedule_unchanged(small):
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+    from schedbench.simcore.locality.window import WindowRecorder
+
+    plat = LocalityPlatform(nodes=3)
+    plain = simulate_locality(small, "lea", plat)
+    rec = WindowRecorder(make_locality_scheduler("lea"), max_jobs=4, limit=5)
+    via = simulate_locality(small, rec, plat)
+    assert np.array_equal(plain.start, via.start) and np.array_equal(plain.node, via.node)
+    assert 0 < len(rec.windows) <= 5
+    assert all(w.jobs <= 4 and w.nodes == 3 for w in rec.windows)

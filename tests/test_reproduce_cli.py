@@ -28,4 +28,4 @@ def test_a_paper_module_is_a_sub_command_with_its_own_options(monkeypatch, capsy
 
 def test_every_module_of_the_package_names_its_paper():
     for paper, module in reproductions().items():
-        assert module.PAPER == paper and module.SUMMARY and callable(module.run)
+        assert paper == module.PAPER and module.SUMMARY and callable(module.run)

@@ -14,7 +14,7 @@ from schedbench.simcore.locality.engine import (
     LocalityResult,
     LocalitySimulator,
     Planner,
-    simulate_locality,
+    run_locality,
 )
 from schedbench.simcore.locality.model import (
     EVALUATED,
@@ -24,6 +24,7 @@ from schedbench.simcore.locality.model import (
     LocalityWorkloadError,
     load_seconds,
 )
+from schedbench.simcore.locality.run import simulate_locality
 
 __all__ = [
     "EVALUATED",
@@ -35,5 +36,6 @@ __all__ = [
     "LocalityWorkloadError",
     "Planner",
     "load_seconds",
+    "run_locality",
     "simulate_locality",
 ]

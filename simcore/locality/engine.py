@@ -70,7 +70,7 @@ __all__ = [
     "LocalityScheduler",
     "LocalitySimulator",
     "Planner",
-    "simulate_locality",
+    "run_locality",
 ]
 
 _NEVER = 2**62
@@ -1003,24 +1003,19 @@ class LocalitySimulator:
         )
 
 
-def simulate_locality(
+def run_locality(
     workload: LocalityWorkload,
-    scheduler: LocalityScheduler | str,
+    scheduler: LocalityScheduler,
     platform: LocalityPlatform | None = None,
     options: LocalityOptions | None = None,
     **kwargs: Any,
 ) -> LocalityResult:
-    """Run ``scheduler`` (an object or a registered name, ``simcore/locality/registry.py``) on
-    ``workload``; ``platform`` defaults to the evaluated cluster (486 × 20 cores, 0.1 GB/s)."""
-    sched: LocalityScheduler
-    if isinstance(scheduler, str):
-        from schedbench.simcore.locality.registry import make_locality_scheduler
-
-        sched = make_locality_scheduler(scheduler)
-    else:
-        sched = scheduler
+    """Run the scheduler object ``scheduler`` on ``workload``; ``platform`` defaults to the
+    evaluated cluster (486 × 20 cores, 0.1 GB/s). By name: ``simcore/locality/run.py``'s
+    ``simulate_locality`` (kept out of this module so that the engine does not import the
+    scheduler registry: no import cycle)."""
     if platform is None:
         platform = LocalityPlatform()
     if not isinstance(platform, LocalityPlatform):
         raise ConfigError(f"platform: expected a LocalityPlatform, got {type(platform).__name__}")
-    return LocalitySimulator(workload, platform, sched, options, **kwargs).run()
+    return LocalitySimulator(workload, platform, scheduler, options, **kwargs).run()
