@@ -45,7 +45,7 @@ def solve_window(
     if float(w).is_integer():
         w_int, scale = int(w), 1
     else:
-        w_int, scale = int(round(w * 1000)), 1000
+        w_int, scale = round(w * 1000), 1000
     starts = [m.new_int_var(now, horizon, f"s{j}") for j in range(window.jobs)]
     pres: list[list[Any]] = []
     by_node: list[list[tuple[Any, int]]] = [[] for _ in range(window.nodes)]
