@@ -346,3 +346,27 @@ def test_window_recorder_leaves_the_schedule_unchanged(small):
     assert np.array_equal(plain.start, via.start) and np.array_equal(plain.node, via.node)
     assert 0 < len(rec.windows) <= 5
     assert all(w.jobs <= 4 and w.nodes == 3 for w in rec.windows)
+
+
+# -- the locality-decisions source and the locality-solvers suite --------------------------------
+def test_locality_decisions_source_yields_placement_problems(tmp_path):
+    from schedbench.instances.sources import SourceError, SourceLimits, get_source
+
+    src = get_source("locality-decisions")
+    spec = {"family": "f", "source": "locality-decisions", "jobs": 200, "nodes": 3, "limit": 5}
+    src.check(spec, tmp_path, SourceLimits())
+    items = list(src.build(spec, tmp_path))
+    assert 0 < len(items) <= 5
+    assert all(type(i.problem).__name__ == "PlacementProblem" for i in items)
+    with pytest.raises(SourceError, match="scheduler"):
+        src.check({**spec, "scheduler": "nope"}, tmp_path, SourceLimits())
+
+
+def test_locality_solvers_suite_loads():
+    from schedbench.bench.suite import load_suite
+
+    suite = load_suite(
+        Path(__file__).resolve().parents[1] / "bench" / "suites" / "locality-solvers.toml"
+    )
+    assert suite.reference == "placement-earliest"
+    assert {s.name for s in suite.solvers} == {"placement-earliest", "placement-locality"}
