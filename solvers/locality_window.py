@@ -98,3 +98,57 @@ def solve_window(
     return WindowAnswer(
         "unknown", empty, empty, float("inf"), solver.best_objective_bound / scale, lat
     )
+
+
+class WindowExactScheduler:
+    """Closed loop with the exact window placement (a ``LocalityScheduler``): at every full
+    scheduler run the first ``window`` queued jobs are placed together as :func:`solve_window`
+    finds best (cost weight ``w_load``; ``budget_s`` per run), in order of their start times,
+    and the rest of the queue is left to ``inner`` (its usual rule and planning horizon).
+    Arrival-only runs are the inner scheduler's. When CP-SAT finds no placement within the
+    budget, the inner scheduler plans the whole queue (counted in ``fallbacks``)."""
+
+    def __init__(self, inner: Any, *, window: int = 4, budget_s: float = 1.0, w_load: float = 1.0):
+        self.inner = inner
+        self.name = f"window{window}-exact+{inner.name}"
+        self.backfill = inner.backfill
+        self.uses_files = True
+        self.window = window
+        self.budget_s = budget_s
+        self.w_load = w_load
+        self.fallbacks = 0
+        self.runs = 0
+        self.latency_s = 0.0
+
+    def plan(self, planner: Any, queue: Any, full: bool) -> None:
+        if not full or len(queue) < 2:
+            self.inner.plan(planner, queue, full)
+            return
+        jobs = list(queue)[: self.window]
+        now = int(planner.now)
+        n_nodes = planner.total_cores // int(planner.core_times(0).size)
+        at = np.full(n_nodes, now, dtype=np.int64)
+        load = np.stack([np.asarray(planner.load_terms(j, at), dtype=np.float64) for j in jobs])
+        win = LocalityWindow(
+            now=now,
+            core_free=np.stack([planner.core_times(n) for n in range(n_nodes)]),
+            cores=np.array([planner.cores[j] for j in jobs]),
+            duration=np.array([max(int(planner.walltime[j]), 1) for j in jobs]),
+            load=load,
+            w_load=self.w_load,
+        )
+        ans = solve_window(win, time_limit_s=self.budget_s)
+        self.runs += 1
+        self.latency_s += ans.latency_s
+        if ans.status not in ("optimal", "feasible"):
+            self.fallbacks += 1
+            self.inner.plan(planner, queue, full)
+            return
+        for k in np.argsort(ans.starts, kind="stable").tolist():
+            j, n = jobs[k], int(ans.nodes[k])
+            eat = int(planner.eat(int(planner.cores[j]))[n])
+            start = max(int(ans.starts[k]), eat)
+            planner.place(j, n, start, int(planner.load_term(j, n, start)))
+        rest = list(queue)[self.window :]
+        if rest:
+            self.inner.plan(planner, rest, full)

@@ -370,3 +370,14 @@ def test_locality_solvers_suite_loads():
     )
     assert suite.reference == "placement-earliest"
     assert {s.name for s in suite.solvers} == {"placement-earliest", "placement-locality"}
+
+
+def test_window_exact_scheduler_in_closed_loop_runs_every_evaluated_job(small):
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+    from schedbench.solvers.locality_window import WindowExactScheduler
+
+    sched = WindowExactScheduler(make_locality_scheduler("lea"), window=3, budget_s=0.2)
+    r = simulate_locality(small, sched, LocalityPlatform(nodes=3))
+    assert np.all(r.start[small.evaluated] >= 0)
+    check_schedule(small, r)
+    assert sched.runs > 0
