@@ -381,3 +381,44 @@ def test_window_exact_scheduler_in_closed_loop_runs_every_evaluated_job(small):
     assert np.all(r.start[small.evaluated] >= 0)
     check_schedule(small, r)
     assert sched.runs > 0
+
+
+# -- named options ------------------------------------------------------------------------------------
+def test_lem_threshold_switches_between_eft_and_lea_weights(small):
+    # §6: LEM scores with EFT's weights while the share of busy nodes is below the threshold
+    plat = LocalityPlatform(nodes=3)
+    lea = simulate_locality(small, "lea", plat)
+    eft = simulate_locality(small, "eft", plat)
+    assert not np.array_equal(lea.start, eft.start)
+    always_lea = simulate_locality(
+        small, "lem", plat, LocalityOptions.reference(lem_threshold_pct=0)
+    )
+    always_eft = simulate_locality(
+        small, "lem", plat, LocalityOptions.reference(lem_threshold_pct=101)
+    )
+    assert np.array_equal(always_lea.start, lea.start) and np.array_equal(always_lea.node, lea.node)
+    assert np.array_equal(always_eft.start, eft.start) and np.array_equal(always_eft.node, eft.node)
+
+
+def test_single_precision_load_of_a_13_core_file():
+    # §5: 13 x 6.4 GB = 83.2 GB loads in 831 s in C float, 832 s exactly
+    lines = [line(1, 0, 100, 3600, 13, 1, 1, 83.2)]
+    assert run(lines, "lea", nodes=1).transfer[0] == 831
+    assert run(lines, "lea", nodes=1, single_precision=False).transfer[0] == 832
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "scheduler"),
+    [
+        ("gate_s", 0, "lea"),
+        ("replan", "always", "lea"),
+        ("weights_lea", (1, 0), "lea"),
+        ("score_horizon", "all-claimed", "eft"),
+    ],
+)
+def test_options_that_change_the_schedule_of_the_small_workload(small, field, value, scheduler):
+    plat = LocalityPlatform(nodes=3)
+    a = simulate_locality(small, scheduler, plat, LocalityOptions.reference())
+    b = simulate_locality(small, scheduler, plat, LocalityOptions.reference(**{field: value}))
+    assert not (np.array_equal(a.start, b.start) and np.array_equal(a.node, b.node))
+    check_schedule(small, b)
