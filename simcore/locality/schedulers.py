@@ -80,18 +80,22 @@ def select_reference(
     score of ``i``. Candidates are visited by increasing lower bound; the full score never
     undercuts its partial sum, so the visit stops once no candidate can beat the best."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
+    i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):
-        return int(np.argmin(lb))
-    order = np.lexsort((np.arange(lb.size), lb))
-    best_v: Any = None
-    best_i = -1
-    for i in order:
-        i = int(i)
-        if best_i >= 0 and (lb[i] > best_v or (lb[i] == best_v and i > best_i)):
-            break
-        v = exact(i) if w_evict[i] else lb[i]
-        if best_i < 0 or v < best_v or (v == best_v and i < best_i):
-            best_v, best_i = v, i
+        return i0
+    best_v: Any = exact(i0) if w_evict[i0] else lb[i0]
+    best_i = i0
+    # only candidates whose lower bound does not exceed the first full score can win: sort those
+    cand = np.flatnonzero(lb <= best_v)
+    if cand.size > 1:
+        for i in cand[np.lexsort((cand, lb[cand]))].tolist():
+            if i == i0:
+                continue
+            if lb[i] > best_v or (lb[i] == best_v and i > best_i):
+                break
+            v = exact(i) if w_evict[i] else lb[i]
+            if v < best_v or (v == best_v and i < best_i):
+                best_v, best_i = v, i
     return best_i
 
 
