@@ -220,3 +220,54 @@ def resolve_system(
     raise SystemFileError(
         f"unknown system {spec!r}: expected a preset ({', '.join(PRESETS)}) or a machine .toml file"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The data-locality model's platforms (``simcore/locality``; papers/locality-evaluation-model.md)
+# ---------------------------------------------------------------------------------------------
+def _locality_presets() -> dict[str, Any]:
+    from schedbench.simcore.locality.model import LocalityPlatform
+
+    rackham = LocalityPlatform(
+        name="locality",
+        nodes=486,
+        cores_per_node=20,
+        bandwidth_gbps=0.1,
+        memory_gb=(128,) * 450 + (256,) * 32 + (1024,) * 4,
+        description=(
+            "the evaluated cluster (model note §1): 486 nodes x 20 cores, 0.1 GB/s per node, "
+            "scan order 450 x 128 GB, 32 x 256 GB, 4 x 1 TB (memory fixes only the order)"
+        ),
+    )
+    return {"locality": rackham}
+
+
+def locality_platform(spec: str = "locality", *, nodes: int | None = None) -> Any:
+    """A locality platform: the preset ``locality`` (486 × 20 cores, 0.1 GB/s), or
+    ``locality:N`` — the same nodes, ``N`` of them (converted small traces; tests)."""
+    from schedbench.simcore.locality.model import LocalityPlatform
+
+    presets = _locality_presets()
+    name, _, count = spec.partition(":")
+    if name not in presets:
+        raise SystemFileError(
+            f"unknown locality platform {spec!r}: expected {', '.join(presets)} or locality:NODES"
+        )
+    base = presets[name]
+    if count or nodes is not None:
+        try:
+            n = int(count) if count else int(nodes)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise SystemFileError(
+                f"locality platform {spec!r}: expected locality:NODES with an integer >= 1"
+            ) from exc
+        if n < 1:
+            raise SystemFileError(f"locality platform {spec!r}: expected at least 1 node")
+        return LocalityPlatform(
+            name=f"{name}:{n}",
+            nodes=n,
+            cores_per_node=base.cores_per_node,
+            bandwidth_gbps=base.bandwidth_gbps,
+            description=f"{n} nodes like the evaluated cluster's",
+        )
+    return base

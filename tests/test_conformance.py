@@ -34,6 +34,7 @@ BUILTINS = [
         "constrained-bb",
         "constrained-ssd",
         "placement-earliest",
+        "placement-locality",
         "reservation-first-fit",
         "cerberus-dp",
         "ff",

@@ -28,7 +28,7 @@ B = Budget(1.0)
 
 def test_the_built_in_kinds_are_registered_with_their_solvers():
     assert {"selection", "placement", "reservation"} <= set(known_kinds())
-    assert solvers_for("placement") == ["placement-earliest"]
+    assert solvers_for("placement") == ["placement-earliest", "placement-locality"]
     assert solvers_for("reservation") == sorted(
         [
             "ff",

@@ -1,9 +1,11 @@
 """The ``placement`` kind: one job on one node, in time, given file caches (see ``problem.py``).
 
-The core's check (:meth:`PlacementKind.vet`): the node exists, the start is not before ``now``
-nor before the node is free, and the objective is recomputed from the placement (a claimed
-value that differs is replaced and counted). Quality against an exact reference: the objective
-gap of the completion delay and whether the answer was valid (``simcore/kinds/scalar.py``).
+The core's check (:meth:`PlacementKind.vet`): the candidate exists, the start is not before
+``now`` nor before the candidate is free, and the objective (the weighted completion delay) is
+recomputed from the placement (a claimed value that differs is replaced and counted). Quality
+against an exact reference: the objective gap and whether the answer was valid
+(``simcore/kinds/scalar.py``). Every candidate can run the job at some time, so ``infeasible``
+is never a right answer.
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ _TIME_TOL = 1e-9
 
 class PlacementKind(ProblemKind):
     name = "placement"
-    summary = "place one job on a node in time, given file caches (completion delay, minimised)"
+    summary = (
+        "place one job on a node in time, given file caches (weighted completion delay, minimised)"
+    )
     problem_type = PlacementProblem
     decision_type = PlacementDecision
-    metrics: ClassVar[tuple[MetricSpec, ...]] = scalar.gap_metrics("placement", "completion delay")
+    metrics: ClassVar[tuple[MetricSpec, ...]] = scalar.gap_metrics(
+        "placement", "weighted completion delay"
+    )
 
     def vet(self, problem: Any, decision: Any) -> Any:
         if decision.status in (Status.ERROR, Status.INFEASIBLE):
@@ -61,7 +67,7 @@ class PlacementKind(ProblemKind):
         return scalar.gap_quality(decision, reference, self.answered(decision))
 
     def describe(self, problem: Any) -> str:
-        return f"{problem.nodes} nodes"
+        return f"{problem.nodes} candidates"
 
     def examples(self) -> list[tuple[str, Any]]:
         return [
@@ -80,5 +86,32 @@ class PlacementKind(ProblemKind):
             (
                 "one node",
                 PlacementProblem(now=5.0, cores=1, runtime=10.0, free_at=[0.0], cached=[False]),
+            ),
+            (
+                "LEA weights, a load in progress, eviction",
+                PlacementProblem(
+                    now=100.0,
+                    cores=8,
+                    runtime=3600.0,
+                    free_at=[100.0, 400.0, 100.0],
+                    cached=[False, True, False],
+                    file_gb=51.2,
+                    load_s=[512.0, 0.0, 30.0],
+                    evict_s=[0.0, 153.6, 0.0],
+                    w_load=500.0,
+                    w_evict=1.0,
+                ),
+            ),
+            (
+                "backfilled candidate",
+                PlacementProblem(
+                    now=0.0,
+                    cores=2,
+                    runtime=60.0,
+                    free_at=[300.0, 0.0, 100.0],
+                    cached=[True, True, False],
+                    file_gb=12.8,
+                    node_ids=[0, 0, 1],
+                ),
             ),
         ]

@@ -1,0 +1,88 @@
+"""Speed of the locality simulator (issue 15, "Speed"): a one-day workload of about 20,000
+jobs (about 1,500 evaluated) on the evaluated cluster (486 × 20 cores) under each of the ten
+schedulers; the target is under 60 s each on this machine. The authors' C simulator takes
+about a second on such a day (their statement; we cannot run it here), so the printed ratio is
+against that 1 s figure, not a side-by-side measurement.
+
+    .venv/bin/python bench/benchmarks/locality_speed.py [--mode reference|paper]
+        [--schedulers fcfs lea ...] [--profile lea]
+
+``--profile NAME`` also runs ``NAME`` under cProfile and prints where the time goes (the top
+functions by cumulative and by own time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import time
+
+import numpy as np
+
+from schedbench.instances.locality_io import generate_locality
+from schedbench.simcore.locality import LocalityOptions, LocalityPlatform, simulate_locality
+from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
+
+REFERENCE_C_S = 1.0  # the issue's figure for the authors' simulator on such a day
+TARGET_S = 60.0
+
+
+FIGURE = {
+    "name": "locality-speed",
+    "full": [],
+    "quick": ["--schedulers", "fcfs", "eft", "lea"],
+    "format": "text",
+}
+
+
+def workload(seed: int = 1) -> object:
+    return generate_locality(
+        jobs=20_000, nodes=486, days=1, users=400, seed=seed, load=1.05, evaluated_share=0.075
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--mode", choices=("reference", "paper"), default="reference")
+    parser.add_argument("--schedulers", nargs="+", default=list(SCHEDULER_NAMES))
+    parser.add_argument("--profile", default=None, help="a scheduler to profile")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    wl = workload(args.seed)
+    plat = LocalityPlatform()
+    opts = LocalityOptions.for_mode(args.mode)
+    n_eval = len(wl.evaluated)  # type: ignore[attr-defined]
+    print(f"# {len(wl)} jobs ({n_eval} evaluated), 486 x 20 cores, mode {args.mode}")  # type: ignore[arg-type]
+    print("| scheduler | wall s | vs C (1 s) | under 60 s | scheduler runs | placements |")
+    print("|---|---|---|---|---|---|")
+    walls = []
+    for name in args.schedulers:
+        t0 = time.perf_counter()
+        r = simulate_locality(wl, name, plat, opts)  # type: ignore[arg-type]
+        wall = time.perf_counter() - t0
+        walls.append(wall)
+        runs = r.counters.get("scheduler_runs_full", 0) + r.counters.get("scheduler_runs_new", 0)
+        print(
+            f"| {name} | {wall:.1f} | {wall / REFERENCE_C_S:.0f}x | "
+            f"{'yes' if wall < TARGET_S else 'no'} | {runs} | {r.counters.get('placements', 0)} |",
+            flush=True,
+        )
+    print(f"median {np.median(walls):.1f} s, worst {max(walls):.1f} s")
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        simulate_locality(wl, args.profile, plat, opts)  # type: ignore[arg-type]
+        prof.disable()
+        for key in ("cumulative", "tottime"):
+            buf = io.StringIO()
+            pstats.Stats(prof, stream=buf).sort_stats(key).print_stats(14)
+            print(f"## {args.profile}: top by {key}")
+            print("\n".join(buf.getvalue().splitlines()[6:26]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,536 @@
+"""Locality workloads: the authors' 24-token format, the SWF converter, a synthetic generator.
+
+Format (``papers/locality-evaluation-model.md`` §2), one job per line, whitespace-separated::
+
+    { id: I subtime: S delay: D walltime: W cores: C user: U data: F data_size: Z workload: K start_time_from_history: H start_node_from_history: N }
+
+:func:`read_locality` is strict where the reference's ``fscanf``/``atoi`` reader is lenient:
+every line must hold exactly these 24 tokens with the labels in this order, integers where
+integers belong, a finite size; blank lines are skipped; then the model's rules
+(``LocalityWorkload.validate``: cores 1..20, a file id reused only with its first size,
+non-decreasing submission times). Errors name the file, the line and the token. The reference
+reads the user token only to number users (a new id at every change from the previous line);
+we keep both the token and that id.
+
+:func:`swf_to_locality` builds such a workload from any SWF trace with the construction rules
+of §3; :func:`generate_locality` draws a seeded synthetic one with user sessions.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedbench.simcore.locality.model import (
+    DAY_AFTER,
+    EVALUATED,
+    QUEUED_BEFORE,
+    RUNNING_AT_START,
+    WARM_UP,
+    LocalityWorkload,
+    LocalityWorkloadError,
+)
+
+__all__ = [
+    "ConversionReport",
+    "generate_locality",
+    "read_locality",
+    "swf_to_locality",
+    "write_locality",
+]
+
+#: The labels of the 24-token line, in order (tokens 2, 4, ..., 22; token 1 is "{", 24 "}").
+LABELS = (
+    "id:",
+    "subtime:",
+    "delay:",
+    "walltime:",
+    "cores:",
+    "user:",
+    "data:",
+    "data_size:",
+    "workload:",
+    "start_time_from_history:",
+    "start_node_from_history:",
+)
+_INT_FIELDS = {
+    "id:",
+    "subtime:",
+    "delay:",
+    "walltime:",
+    "cores:",
+    "data:",
+    "workload:",
+    "start_time_from_history:",
+    "start_node_from_history:",
+}
+
+#: §3.5: a job joins the current file's chain when submitted at most this long after the chain's
+#: last job (same user token, same cores).
+CHAIN_WINDOW_S = 800
+#: §3.6: file size per core (GB); a full 20-core node reads 128 GB.
+GB_PER_CORE = 6.4
+#: §3.2: the delay is the log's run time plus this (s).
+DELAY_PAD_S = 120
+DAY_S = 86_400
+
+
+def _open_text(path: Path) -> str:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            return fh.read()
+    return path.read_text(encoding="utf-8")
+
+
+def read_locality(path: str | Path) -> LocalityWorkload:
+    """Read a workload in the 24-token format (see the module docstring)."""
+    p = Path(path)
+    src = str(p)
+    try:
+        text = _open_text(p)
+    except FileNotFoundError as exc:
+        raise LocalityWorkloadError(f"{src}: no such workload file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LocalityWorkloadError(f"{src}: cannot read the workload ({exc})") from exc
+    return parse_locality(text.splitlines(), source=src)
+
+
+def parse_locality(lines: Iterable[str], *, source: str = "<text>") -> LocalityWorkload:
+    """Parse lines of the 24-token format; ``source`` names them in errors."""
+    cols: dict[str, list[Any]] = {label: [] for label in LABELS}
+    line_no: list[int] = []
+    for n, raw in enumerate(lines, start=1):
+        tokens = raw.split()
+        if not tokens:
+            continue
+        where = f"{source}:{n}"
+        if len(tokens) != 24:
+            raise LocalityWorkloadError(
+                f"{where}: expected 24 whitespace-separated tokens "
+                f"('{{ id: I subtime: S ... start_node_from_history: N }}'), got {len(tokens)}"
+            )
+        if tokens[0] != "{":
+            raise LocalityWorkloadError(f"{where}: token 1: expected '{{', got {tokens[0]!r}")
+        if tokens[23] != "}":
+            raise LocalityWorkloadError(f"{where}: token 24: expected '}}', got {tokens[23]!r}")
+        for k, label in enumerate(LABELS):
+            pos = 1 + 2 * k
+            if tokens[pos] != label:
+                raise LocalityWorkloadError(
+                    f"{where}: token {pos + 1}: expected {label!r}, got {tokens[pos]!r}"
+                )
+            value = tokens[pos + 1]
+            if label in _INT_FIELDS:
+                try:
+                    v: Any = int(value)
+                except ValueError as exc:
+                    raise LocalityWorkloadError(
+                        f"{where}: token {pos + 2} ({label} value): expected an integer, got "
+                        f"{value!r}"
+                    ) from exc
+            elif label == "data_size:":
+                try:
+                    v = float(value)
+                except ValueError as exc:
+                    raise LocalityWorkloadError(
+                        f"{where}: token {pos + 2} (data_size: value): expected a number of GB, "
+                        f"got {value!r}"
+                    ) from exc
+                if not math.isfinite(v) or v < 0:
+                    raise LocalityWorkloadError(
+                        f"{where}: token {pos + 2} (data_size: value): expected a finite size >= 0, "
+                        f"got {value!r}"
+                    )
+            else:
+                v = value
+            cols[label].append(v)
+        line_no.append(n)
+    wl = LocalityWorkload(
+        job_id=np.array(cols["id:"], dtype=np.int64),
+        submit=np.array(cols["subtime:"], dtype=np.int64),
+        delay=np.array(cols["delay:"], dtype=np.int64),
+        walltime=np.array(cols["walltime:"], dtype=np.int64),
+        cores=np.array(cols["cores:"], dtype=np.int64),
+        user=tuple(cols["user:"]),
+        file=np.array(cols["data:"], dtype=np.int64),
+        file_gb=np.array(cols["data_size:"], dtype=np.float64),
+        category=np.array(cols["workload:"], dtype=np.int64),
+        hist_start=np.array(cols["start_time_from_history:"], dtype=np.int64),
+        hist_node=np.array(cols["start_node_from_history:"], dtype=np.int64),
+        lines=np.array(line_no, dtype=np.int64),
+        source=source,
+    )
+    wl.validate()
+    return wl
+
+
+def format_line(w: LocalityWorkload, i: int) -> str:
+    return (
+        f"{{ id: {int(w.job_id[i])} subtime: {int(w.submit[i])} delay: {int(w.delay[i])} "
+        f"walltime: {int(w.walltime[i])} cores: {int(w.cores[i])} user: {w.user[i]} "
+        f"data: {int(w.file[i])} data_size: {float(w.file_gb[i]):.6f} "
+        f"workload: {int(w.category[i])} start_time_from_history: {int(w.hist_start[i])} "
+        f"start_node_from_history: {int(w.hist_node[i])} }}"
+    )
+
+
+def write_locality(w: LocalityWorkload, path: str | Path) -> Path:
+    """Write ``w`` in the 24-token format (sizes with 6 decimals, as the authors' files)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("w", encoding="utf-8") as fh:
+        for i in range(len(w)):
+            fh.write(format_line(w, i) + "\n")
+    return p
+
+
+# =================================================================================================
+# SWF -> locality workload (§3)
+# =================================================================================================
+@dataclass(frozen=True, slots=True)
+class ConversionReport:
+    """What the converter dropped or changed, rule -> count, and the window it used."""
+
+    counts: dict[str, int]
+    warmup_start: int
+    evaluated_start: int
+    evaluated_end: int
+    day_after_end: int
+    nodes_suggested: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "counts": dict(self.counts),
+            "warmup_start": self.warmup_start,
+            "evaluated_start": self.evaluated_start,
+            "evaluated_end": self.evaluated_end,
+            "day_after_end": self.day_after_end,
+            "nodes_suggested": self.nodes_suggested,
+        }
+
+
+@dataclass(slots=True)
+class _Row:
+    submit: int
+    start: int
+    end: int
+    run: int
+    walltime: int
+    cores: int
+    user: str
+    hist_node: int
+
+
+def _chain_files(rows: Sequence[_Row]) -> tuple[list[int], list[float]]:
+    """§3.5–3.6: one pass in submission order; a job reuses the current file when it has the
+    chain's user token and core count and comes at most 800 s after the chain's last job (the
+    window slides); otherwise it opens the next file, of 6.4 GB per core."""
+    files: list[int] = []
+    sizes: list[float] = []
+    fid = 0
+    chain_user: str | None = None
+    chain_cores = -1
+    chain_last = 0
+    size = 0.0
+    for r in rows:
+        if (
+            chain_user is not None
+            and r.user == chain_user
+            and r.cores == chain_cores
+            and r.submit - chain_last <= CHAIN_WINDOW_S
+        ):
+            chain_last = r.submit
+        else:
+            fid += 1
+            chain_user, chain_cores, chain_last = r.user, r.cores, r.submit
+            size = round(GB_PER_CORE * r.cores, 6)
+        files.append(fid)
+        sizes.append(size)
+    return files, sizes
+
+
+def swf_to_locality(
+    table: np.ndarray,
+    *,
+    evaluated_start: int | None = None,
+    evaluated_days: int = 7,
+    cores_per_node: int = 20,
+    nodes: int | None = None,
+    source: str = "",
+) -> tuple[LocalityWorkload, ConversionReport]:
+    """Build a locality workload from an SWF table (n × 18, the fields of ``instances/swf.py``)
+    with the rules of §3:
+
+    1. cancelled jobs (status 5) and jobs without a run time (−1) are dropped; a job without a
+       wait time (model traces such as Lublin's) is taken to start at its submission, so its
+       history start and the −2 / −1 categories follow from that (our choice; counted); a job asking for 0 cores counts as 1 (requested processors, else allocated);
+    2. delay = run time + 120 s; walltime = the requested time (the run time + 120 s when the
+       trace has none);
+    3. a job of more than ``cores_per_node`` cores becomes ⌈cores/20⌉ jobs of 20 cores with the
+       same submission time, delay, walltime and user, each with one node of the allocation as
+       its history node (SWF records no node list: nodes are numbered round-robin in start
+       order, 1-based, over ``nodes``);
+    4. stable sort by submission time; 5–6. files by the sliding 800 s chain, 6.4 GB per core;
+    7. windows: the warm-up day before ``evaluated_start`` (default: one day after the first
+       submission), ``evaluated_days`` evaluated days, one day after; a job running when the
+       warm-up starts is −2 (jobs already finished then are dropped), one submitted before it
+       but not yet started −1, then 0, 1, 2 by submission; later jobs are dropped.
+
+    Times are seconds from the first kept job's submission; ids are renumbered from 1 in file
+    order (the reference deletes jobs by id, so ids must be unique after the split).
+    """
+    if table.ndim != 2 or table.shape[1] < 12:
+        raise LocalityWorkloadError(f"{source or 'SWF table'}: expected rows of 18 SWF fields")
+    counts: dict[str, int] = {
+        "cancelled": 0,
+        "no_times": 0,
+        "no_wait_assumed_0": 0,
+        "zero_cores": 0,
+        "split_jobs": 0,
+        "split_copies": 0,
+        "finished_before_warmup": 0,
+        "after_window": 0,
+        "no_requested_time": 0,
+    }
+    submit = table[:, 1]
+    wait = table[:, 2]
+    run = table[:, 3]
+    alloc = table[:, 4]
+    req_procs = table[:, 7]
+    req_time = table[:, 8]
+    status = table[:, 10]
+    user = table[:, 11]
+    n_nodes = nodes
+    if n_nodes is None:
+        peak = int(max(1.0, float(np.max(np.where(req_procs > 0, req_procs, alloc), initial=1.0))))
+        n_nodes = max(1, math.ceil(peak / cores_per_node))
+    base: list[_Row] = []
+    for i in range(table.shape[0]):
+        if status[i] == 5:
+            counts["cancelled"] += 1
+            continue
+        if run[i] < 0 or submit[i] < 0:
+            counts["no_times"] += 1
+            continue
+        cores = int(req_procs[i]) if req_procs[i] > 0 else int(alloc[i])
+        if cores <= 0:
+            counts["zero_cores"] += 1
+            cores = 1
+        s = int(submit[i])
+        if wait[i] < 0:  # a model trace (e.g. Lublin) records no wait: start at submission
+            counts["no_wait_assumed_0"] += 1
+        st = s + max(int(wait[i]), 0)
+        run_s = int(run[i])
+        wall = int(req_time[i]) if req_time[i] > 0 else -1
+        if wall < 0:
+            counts["no_requested_time"] += 1
+            wall = run_s + DELAY_PAD_S
+        base.append(_Row(s, st, st + run_s, run_s, max(wall, 1), cores, str(int(user[i])), 0))
+    if not base:
+        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job left after cleaning")
+    # 3. split multi-node jobs; history nodes round-robin in start order
+    rows: list[_Row] = []
+    for r in base:
+        if r.cores > cores_per_node:
+            k = math.ceil(r.cores / cores_per_node)
+            counts["split_jobs"] += 1
+            counts["split_copies"] += k
+            rows.extend(
+                _Row(r.submit, r.start, r.end, r.run, r.walltime, cores_per_node, r.user, 0)
+                for _ in range(k)
+            )
+        else:
+            rows.append(r)
+    by_start = sorted(range(len(rows)), key=lambda i: rows[i].start)
+    for rank, i in enumerate(by_start):
+        rows[i].hist_node = rank % n_nodes + 1
+    # 4. stable sort by submission time
+    rows.sort(key=lambda r: r.submit)
+    # 7. windows
+    t_first = rows[0].submit
+    ev_start = evaluated_start if evaluated_start is not None else t_first + DAY_S
+    warm = ev_start - DAY_S
+    ev_end = ev_start + evaluated_days * DAY_S
+    after = ev_end + DAY_S
+    kept: list[tuple[_Row, int]] = []
+    for r in rows:
+        if r.submit < warm:
+            if r.start < warm:
+                if r.end <= warm:
+                    counts["finished_before_warmup"] += 1
+                    continue
+                cat = RUNNING_AT_START
+            else:
+                cat = QUEUED_BEFORE
+        elif r.submit < ev_start:
+            cat = WARM_UP
+        elif r.submit < ev_end:
+            cat = EVALUATED
+        elif r.submit < after:
+            cat = DAY_AFTER
+        else:
+            counts["after_window"] += 1
+            continue
+        kept.append((r, cat))
+    if not kept:
+        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job falls in the window")
+    # 5-6. files, on the kept jobs in submission order
+    files, sizes = _chain_files([r for r, _ in kept])
+    origin = kept[0][0].submit
+    n = len(kept)
+    wl = LocalityWorkload(
+        job_id=np.arange(1, n + 1, dtype=np.int64),
+        submit=np.array([r.submit - origin for r, _ in kept], dtype=np.int64),
+        delay=np.array([r.run + DELAY_PAD_S for r, _ in kept], dtype=np.int64),
+        walltime=np.array([r.walltime for r, _ in kept], dtype=np.int64),
+        cores=np.array([r.cores for r, _ in kept], dtype=np.int64),
+        user=tuple(r.user for r, _ in kept),
+        file=np.array(files, dtype=np.int64),
+        file_gb=np.array(sizes, dtype=np.float64),
+        category=np.array([c for _, c in kept], dtype=np.int64),
+        hist_start=np.array([r.start - origin for r, _ in kept], dtype=np.int64),
+        hist_node=np.array([r.hist_node for r, _ in kept], dtype=np.int64),
+        source=source,
+    )
+    wl.validate(cores_per_node)
+    report = ConversionReport(
+        counts=counts,
+        warmup_start=warm - origin,
+        evaluated_start=ev_start - origin,
+        evaluated_end=ev_end - origin,
+        day_after_end=after - origin,
+        nodes_suggested=n_nodes,
+    )
+    return wl, report
+
+
+def swf_file_to_locality(
+    path: str | Path, **kwargs: Any
+) -> tuple[LocalityWorkload, ConversionReport]:
+    """Read an SWF file (``instances/swf.py``) and convert it (:func:`swf_to_locality`)."""
+    from schedbench.instances.swf import read_swf
+
+    w = read_swf(path)
+    return swf_to_locality(np.asarray(w.swf), source=str(path), **kwargs)
+
+
+# =================================================================================================
+# Synthetic workloads with user sessions (tests, benchmarks)
+# =================================================================================================
+def generate_locality(
+    *,
+    jobs: int = 2000,
+    nodes: int = 20,
+    days: int = 1,
+    users: int = 40,
+    seed: int = 0,
+    load: float = 1.1,
+    mean_session: float = 6.0,
+    pre_share: float = 0.05,
+    evaluated_share: float | None = None,
+    cores_per_node: int = 20,
+) -> LocalityWorkload:
+    """A seeded synthetic locality workload with **user sessions**: each user submits sessions
+    of a geometric number of jobs (mean ``mean_session``) with the same core count, 0–5 min
+    apart (so the §3 chain gives a session one file), session starts uniform within their
+    period; run times log-normal (median 20 min) scaled so that the offered load (core-seconds
+    over the machine's, over the whole span) is about ``load``, capped at 24 h; walltimes the
+    run time + 120 s rounded up to the next hour. Sizes 1, 2, 4, 8, 16 or 20 cores, skewed to
+    small jobs as on the evaluated cluster.
+
+    Periods: a quarter day before the warm-up (``pre_share`` of the jobs; their historical
+    start comes 0–12 h after submission, so at the warm-up they are running (−2), queued (−1)
+    or already done (dropped)), the warm-up day, ``days`` evaluated days (``evaluated_share``
+    of the jobs; default in proportion to the duration) and the day after. The rows are built
+    as an SWF table and converted with :func:`swf_to_locality`, so the file chain and the
+    categories follow the same rules."""
+    if jobs < 10 or nodes < 1 or days < 1 or users < 1 or mean_session < 1:
+        raise LocalityWorkloadError(
+            "generate_locality: expected jobs >= 10, nodes >= 1, days >= 1, users >= 1, "
+            "mean_session >= 1"
+        )
+    if not 0 <= pre_share < 1 or (evaluated_share is not None and not 0 < evaluated_share < 1):
+        raise LocalityWorkloadError(
+            "generate_locality: expected 0 <= pre_share < 1 and 0 < evaluated_share < 1"
+        )
+    rng = np.random.default_rng(seed)
+    pre = DAY_S // 4
+    periods = [
+        (0, pre),
+        (pre, pre + DAY_S),
+        (pre + DAY_S, pre + (1 + days) * DAY_S),
+        (pre + (1 + days) * DAY_S, pre + (2 + days) * DAY_S),
+    ]
+    rest = 1.0 - pre_share
+    if evaluated_share is None:
+        shares = [pre_share, rest / (days + 2), rest * days / (days + 2), rest / (days + 2)]
+    else:
+        other = max(rest - evaluated_share, 0.0) / 2
+        shares = [pre_share, other, evaluated_share, other]
+    span = periods[-1][1]
+    size_choices = np.array([1, 1, 1, 2, 4, 8, 16, 20])
+    run = np.exp(rng.normal(math.log(1200.0), 1.1, size=jobs))
+    cores = np.empty(jobs, dtype=np.int64)
+    user = np.empty(jobs, dtype=np.int64)
+    submit = np.empty(jobs, dtype=np.int64)
+    session_starts: list[int] = []
+    i = 0
+    while i < jobs:
+        k = int(min(jobs - i, rng.geometric(1.0 / mean_session)))
+        gaps = rng.integers(0, 300, size=k)
+        gaps[0] = 0
+        session_starts.append(i)
+        cores[i : i + k] = int(rng.choice(size_choices))
+        user[i : i + k] = int(rng.integers(users))
+        submit[i : i + k] = np.cumsum(gaps)
+        i += k
+    # sessions placed in their periods; run times scaled to the offered load
+    capacity = nodes * cores_per_node * span
+    work = float(np.sum(run * cores))
+    if load > 0 and work > 0:
+        run = run * (load * capacity / work)
+    run = np.clip(run, 30, 24 * 3600).astype(np.int64)
+    phase = rng.choice(4, size=len(session_starts), p=np.array(shares) / sum(shares))
+    lo = np.array([periods[k][0] for k in phase])
+    hi = np.array([periods[k][1] for k in phase]) - 600
+    starts = (lo + rng.uniform(0, 1, size=len(session_starts)) * (hi - lo)).astype(np.int64)
+    bounds = [*session_starts, jobs]
+    in_pre = np.zeros(jobs, dtype=bool)
+    for k, offset in enumerate(starts):
+        submit[bounds[k] : bounds[k + 1]] += offset
+        in_pre[bounds[k] : bounds[k + 1]] = phase[k] == 0
+    order = np.argsort(submit, kind="stable")
+    submit, cores, user, run, in_pre = (
+        submit[order],
+        cores[order],
+        user[order],
+        run[order],
+        in_pre[order],
+    )
+    walltime = np.maximum(np.ceil((run + 120) / 3600.0) * 3600, 3600).astype(np.int64)
+    wait = np.where(in_pre, rng.integers(0, DAY_S // 2, size=jobs), 0)
+    table = np.full((jobs, 18), -1.0)
+    table[:, 0] = np.arange(1, jobs + 1)
+    table[:, 1] = submit
+    table[:, 2] = wait
+    table[:, 3] = run
+    table[:, 4] = cores
+    table[:, 7] = cores
+    table[:, 8] = walltime
+    table[:, 10] = 1
+    table[:, 11] = user
+    wl, _ = swf_to_locality(
+        table,
+        evaluated_start=pre + DAY_S,
+        evaluated_days=days,
+        cores_per_node=cores_per_node,
+        nodes=nodes,
+        source=f"generate_locality(jobs={jobs},nodes={nodes},days={days},seed={seed})",
+    )
+    return wl

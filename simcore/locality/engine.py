@@ -1,0 +1,1021 @@
+"""The node-level simulation core of the data-locality model (model note §4, §5, §7).
+
+The count-based engine (``simcore/engine.py``) tracks how many nodes are free; this model needs
+individual nodes with 20 cores each, every core's next free time, the files each node holds, the
+intervals in which the planner expects them there, and backfilling holes on given cores. It is a
+separate, compact core with its own clock, kept apart so that the 44 schedules pinned by
+``tests/test_schedule_digests.py`` cannot move.
+
+Clock (§4). Time is in whole seconds from the first category-0 submission. The engine jumps
+from one event second to the next (a second without an end, a planned start or an arrival does
+nothing in the reference either) and, within a second:
+
+1. jobs whose end time is now finish;
+2. jobs planned to start now start;
+3. jobs submitted up to now arrive — into the queue if a job ended this second, else into a
+   separate "new" list;
+4. the scheduler may run, only if ``options.gate_s`` seconds have passed since its last run:
+   after a job end it clears every plan and replans the queue (``full`` run); else, if jobs
+   arrived this second, it plans the new list behind the existing plans (``new`` run), which
+   then joins the queue's tail;
+5. the jobs it planned for now start.
+
+The run ends as soon as every evaluated (category 1) job has started (§4); their end times are
+fixed by then. When no event is left while an evaluated job has not started, the run stops with
+:class:`~simcore.errors.SimulationError` naming the job (the reference would count seconds up to
+2·10⁹).
+
+Starting a job (§4, §5). On its node the job looks for its file: present (some running job uses
+it, or its last user ended this very second) → no load, or the rest of a load in progress, which
+is recorded as ``load_wait`` apart from ``transfer``; absent → a full load of
+``size / bandwidth`` seconds (truncated; single precision in reference mode). The job then holds
+its cores for ``min(delay + overhead, walltime)`` seconds; the planner keeps assuming
+``start + walltime`` for those cores until the next full replan.
+
+Schedulers (``simcore/locality/schedulers.py``) act on a :class:`Planner` — the engine's
+read-only view of the nodes plus the placement calls it validates and applies — during a run.
+Category −2 jobs are placed before the clock starts on ``(history node − 1) mod nodes`` at the
+earliest time their cores allow, their delay and walltime reduced by the time already run (at
+least 1 s each); category −1 jobs arrive in the first second with their own submission times.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from schedbench.simcore.errors import ConfigError, SimulationError
+from schedbench.simcore.locality.model import (
+    EVALUATED,
+    RUNNING_AT_START,
+    WARM_UP,
+    LocalityOptions,
+    LocalityPlatform,
+    LocalityWorkload,
+    load_seconds,
+)
+from schedbench.simcore.problem import Budget
+from schedbench.simcore.solver import timed_solve
+
+__all__ = [
+    "FileEntry",
+    "LocalityResult",
+    "LocalityScheduler",
+    "LocalitySimulator",
+    "Planner",
+    "run_locality",
+]
+
+_NEVER = 2**62
+
+
+class LocalityScheduler(Protocol):
+    """A locality scheduler: ``name``, whether it backfills, whether it reads the file
+    intervals (``uses_files``), and ``plan(planner, queue, full)`` which places (or leaves) each
+    job of ``queue`` through the planner's calls."""
+
+    name: str
+    backfill: bool
+    uses_files: bool
+
+    def plan(self, planner: Planner, queue: Sequence[int], full: bool) -> None: ...
+
+
+class FileEntry:
+    """One file on one node (§5): the reference keeps such an entry from the first time the file
+    is seen on the node (planned or loaded) and never removes it; ``rank`` is its place in the
+    node's list (scan order of the eviction term). ``load_done`` is when its current load
+    completes, ``end_time`` when its last user ends (or the latest planned end of its running
+    users), ``users`` how many running jobs use it. ``ivals`` are the planner's intervals
+    (start, load complete, planned end) of the current scheduler run ``run``."""
+
+    __slots__ = ("end_time", "file", "ivals", "load_done", "node", "rank", "run", "size", "users")
+
+    def __init__(self, node: int, file: int, size: float, rank: int):
+        self.node = node
+        self.file = file
+        self.size = size  # float32 value held exactly in a Python float (single mode)
+        self.rank = rank
+        self.load_done = -1
+        self.end_time = -1
+        self.users = 0
+        self.ivals: list[tuple[int, int, int]] = []
+        self.run = -1
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LocalityResult:
+    """Per job (workload rows): ``start``, ``end``, ``node`` (−1 when the job never started in
+    the run), ``transfer`` (load seconds paid), ``load_wait`` (seconds waited for a load in
+    progress); plus the run's counters and the options it ran with."""
+
+    workload: LocalityWorkload
+    platform: LocalityPlatform
+    scheduler: str
+    options: LocalityOptions
+    start: np.ndarray
+    end: np.ndarray
+    node: np.ndarray
+    transfer: np.ndarray
+    load_wait: np.ndarray
+    counters: dict[str, int] = field(default_factory=dict)
+    decisions: int = 0
+    decision_latency_s: float = 0.0
+    wall_s: float = 0.0
+
+    @property
+    def evaluated(self) -> np.ndarray:
+        return self.workload.evaluated
+
+
+class Planner:
+    """What a scheduler sees and does during one scheduler run (the node-level counterpart of
+    ``simcore/policy.py``'s ``MachineView`` + actions): read-only arrays and queries, and the
+    placement calls :meth:`place`, :meth:`place_backfilled`, :meth:`leave`, which the engine
+    validates before applying. Valid during the ``plan`` call only."""
+
+    def __init__(self, sim: LocalitySimulator, full: bool):
+        self._sim = sim
+        self.now = sim.t
+        self.full = full
+        self.nodes = sim.N
+        self.cores_per_node = sim.C
+        self.options = sim.options
+        self.single = sim.options.single_precision
+        w = sim.workload
+        self.cores = sim.cores
+        self.walltime = sim.walltime
+        self.file = sim.file
+        self.size = sim.size
+        self.workload = w
+        #: cores claimed at ``now`` (running, or planned over an idle core) — the horizon counter
+        self.claimed = int(np.count_nonzero(sim.avail > self.now))
+        #: LEM: nodes running a job at the start of the run + idle nodes started now by it
+        self.running_nodes = sim.running_nodes
+
+    # -- queries ---------------------------------------------------------------------------------
+    @property
+    def total_cores(self) -> int:
+        return self._sim.N * self._sim.C
+
+    @property
+    def bandwidth_gbps(self) -> float:
+        return self._sim.platform.bandwidth_gbps
+
+    @property
+    def idle_unclaimed(self) -> int:
+        return self.total_cores - self.claimed
+
+    @property
+    def at_t(self) -> int:
+        """Cores the reference counts as running or starting now (backfilling's pool)."""
+        return self._sim.at_t
+
+    @property
+    def biggest_hole(self) -> int:
+        return self._sim.biggest_hole
+
+    def eat(self, cores: int) -> np.ndarray:
+        """Earliest available time of ``cores`` cores on every node, never before now (§6)."""
+        col = self._sim.avail[:, cores - 1]
+        return np.maximum(col, self.now)
+
+    def core_times(self, node: int) -> np.ndarray:
+        """The node's core free times, sorted (read-only copy)."""
+        return self._sim.avail[node].copy()
+
+    def load_terms(self, job: int, at: np.ndarray) -> np.ndarray:
+        """TL per node (§6): 0 if the job's file will be on the node at ``at[n]`` with its load
+        complete, the rest of a load in progress (from now or from ``at``, per
+        ``options.load_term_from``), else the full load time ``size / bandwidth``
+        (un-truncated; float32 in single precision)."""
+        return self._sim.load_terms(job, at)
+
+    def load_term(self, job: int, node: int, at: int) -> float:
+        return self._sim.load_term_one(job, node, at)
+
+    def evict_term(self, job: int, node: int, at: int) -> float:
+        """E on one node (§6): sizes of the other files whose latest interval ends by ``at``,
+        × cores / cores_per_node / bandwidth (float32 arithmetic in single precision)."""
+        return self._sim.evict_term(job, node, at)
+
+    def has_holes(self) -> bool:
+        return self._sim.hole_nodes_count > 0
+
+    def backfill_check(self, job: int, node: int) -> tuple[bool, int, int]:
+        """Whether ``job`` can start now on ``node`` in a hole (§7): (ok, cores from the hole,
+        cores from fully free cores)."""
+        return self._sim.can_backfill(job, node)
+
+    def hole_nodes(self) -> list[int]:
+        """Nodes with hole cores, in scan order."""
+        return [n for n in range(self._sim.N) if self._sim.holes[n]]
+
+    def fits_hole_only(self, job: int, node: int) -> bool:
+        """The pool-exhausted test (§7): the job's cores all from the node's hole."""
+        return self._sim.fits_hole_only(job, node)
+
+    # -- actions ---------------------------------------------------------------------------------
+    def place(self, job: int, node: int, start: int, transfer: int) -> None:
+        """Plan ``job`` on ``node`` at ``start`` (≥ its EAT there) with ``transfer`` planned load
+        seconds; the cores are the earliest free ones (without backfilling) or the
+        lowest-numbered cores free by ``start``, opening holes (with backfilling)."""
+        self._sim.place(self, job, node, start, transfer, backfill_cores=None)
+
+    def place_backfilled(
+        self,
+        job: int,
+        node: int,
+        from_hole: int,
+        outside: int,
+        transfer: int,
+        *,
+        add_interval: bool = True,
+    ) -> None:
+        """Start ``job`` now on ``node`` in its hole (§7)."""
+        self._sim.place(
+            self,
+            job,
+            node,
+            self.now,
+            transfer,
+            backfill_cores=(from_hole, outside),
+            add_interval=add_interval,
+        )
+
+    def leave(self, job: int) -> None:
+        """``job`` stays unplanned until the next scheduler run."""
+        self._sim.plan_start[job] = -1
+
+    # -- solver decisions ------------------------------------------------------------------------
+    def decide(self, problem: Any) -> Any:
+        """Hand a placement problem to the run's solver (``simcore.solver.timed_solve``); the
+        answer has passed the kind's core check. ``None`` without a solver."""
+        return self._sim.decide(problem)
+
+    @property
+    def has_solver(self) -> bool:
+        return self._sim.solver is not None
+
+    def record(self, problem: Any) -> None:
+        self._sim.record(problem)
+
+    @property
+    def recording(self) -> bool:
+        return self._sim.recorder is not None
+
+
+class LocalitySimulator:
+    """One run of one scheduler on one workload (see the module docstring)."""
+
+    def __init__(
+        self,
+        workload: LocalityWorkload,
+        platform: LocalityPlatform,
+        scheduler: LocalityScheduler,
+        options: LocalityOptions | None = None,
+        *,
+        solver: Any = None,
+        budget_s: float = 15.0,
+        recorder: Callable[[Any, dict[str, Any]], None] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
+        self.options = options or LocalityOptions.reference()
+        self.platform = platform
+        self.scheduler = scheduler
+        self.solver = solver
+        self.budget_s = float(budget_s)
+        self.recorder = recorder
+        self.progress = progress
+        workload.validate(platform.cores_per_node)
+        self.workload = workload
+        self.N = platform.nodes
+        self.C = platform.cores_per_node
+        single = self.options.single_precision
+        self.bw32 = float(np.float32(platform.bandwidth_gbps))
+        n = len(workload)
+        self.cores: list[int] = workload.cores.tolist()
+        self.walltime: list[int] = workload.walltime.tolist()
+        self.delay: list[int] = workload.delay.tolist()
+        self.file: list[int] = workload.file.tolist()
+        self.category: list[int] = workload.category.tolist()
+        self.submit: list[int] = workload.submit.tolist()
+        if single:
+            size32 = workload.file_gb.astype(np.float32)
+            self.size: list[float] = size32.astype(np.float64).tolist()
+            full = (size32 / np.float32(platform.bandwidth_gbps)).astype(np.float32)
+            self.full_tl: list[float] = full.astype(np.float64).tolist()
+        else:
+            self.size = workload.file_gb.tolist()
+            full64 = np.round(workload.file_gb / platform.bandwidth_gbps, 6)
+            self.full_tl = full64.tolist()
+        self.full_load: list[int] = load_seconds(
+            workload.file_gb, platform.bandwidth_gbps, single=single
+        ).tolist()
+        for j in range(n):
+            if self.file[j] == 0:
+                self.full_tl[j] = 0.0
+                self.full_load[j] = 0
+        # node state
+        N, C = self.N, self.C
+        self.avail = np.zeros((N, C), dtype=np.int64)  # sorted by (time, core id)
+        self.cid = np.tile(np.arange(C, dtype=np.int64), (N, 1))  # core id at each position
+        self.run_end = np.full((N, C), -1, dtype=np.int64)  # by core id
+        self.n_free = [C] * N
+        self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
+        self.hole_nodes_count = 0
+        self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self._rank = 0
+        self.running_nodes = 0
+        self.running_cores = 0
+        self.at_t = 0
+        self.biggest_hole = 0
+        self.biggest_hole_id = 0
+        # per-run file views
+        self.run_id = 0
+        self.live_by_file: dict[int, dict[int, FileEntry]] = {}
+        self.live_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self.ended_now: list[FileEntry] = []
+        self.ended_at = -1
+        self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
+        self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        # jobs
+        self.plan_start = [-1] * n
+        self.plan_node = [-1] * n
+        self.plan_transfer = [0] * n
+        self.plan_cores: list[list[int]] = [[] for _ in range(n)]
+        self.start = np.full(n, -1, dtype=np.int64)
+        self.end = np.full(n, -1, dtype=np.int64)
+        self.node = np.full(n, -1, dtype=np.int64)
+        self.transfer = np.zeros(n, dtype=np.int64)
+        self.load_wait = np.zeros(n, dtype=np.int64)
+        self.scheduled: dict[int, int] = {}  # job -> list key (insertion order)
+        self.new_list: dict[int, int] = {}
+        self._key = 0
+        self.starts_at: dict[int, list[int]] = {}
+        self.start_heap: list[int] = []
+        self.end_heap: list[tuple[int, int]] = []
+        self.t = 0
+        self.n_eval = int(np.count_nonzero(workload.category == EVALUATED))
+        self.eval_started = 0
+        self.finished = 0
+        self.counters: dict[str, int] = {
+            "scheduler_runs_full": 0,
+            "scheduler_runs_new": 0,
+            "gate_closed_skips": 0,
+            "backfilled": 0,
+            "placements": 0,
+            "event_seconds": 0,
+        }
+        self.decisions = 0
+        self.decision_latency = 0.0
+
+    # =============================================================================================
+    # File views (§5)
+    # =============================================================================================
+    def _begin_run(self) -> None:
+        """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
+        running now; a file whose last user ended this very second gets a zero-length interval at
+        now; intervals planned by earlier runs are dropped."""
+        self.run_id += 1
+        t = self.t
+        run = self.run_id
+        for byf in self.planned_by_file.values():
+            byf.clear()
+        self.planned_by_file = {}
+        for d in self.planned_by_node:
+            d.clear()
+        for node_entries in self.live_by_node:
+            for e in node_entries.values():
+                e.ivals = [(t, max(e.load_done, t), e.end_time)]
+                e.run = run
+        if self.ended_at == t:
+            for e in self.ended_now:
+                if e.users == 0 and e.end_time >= t:
+                    e.ivals = [(t, t, t)]
+                    e.run = run
+
+    def _has_ivals(self, e: FileEntry) -> bool:
+        return e.run == self.run_id and bool(e.ivals)
+
+    def _file_entries(self, f: int) -> list[FileEntry]:
+        out: dict[int, FileEntry] = {}
+        live = self.live_by_file.get(f)
+        if live:
+            out.update(live)
+        if self.ended_at == self.t:
+            for e in self.ended_now:
+                if e.file == f and self._has_ivals(e):
+                    out[e.node] = e
+        planned = self.planned_by_file.get(f)
+        if planned:
+            out.update(planned)
+        return list(out.values())
+
+    def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
+        """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
+        for s, load, end in e.ivals:
+            if s <= at and load <= at and at <= end:
+                return 0.0
+            if s <= at and at <= end:
+                ref = self.t if self.options.load_term_from == "now" else at
+                return float(load - ref)
+        return None
+
+    def load_terms(self, job: int, at: np.ndarray) -> np.ndarray:
+        dtype = np.float32 if self.options.single_precision else np.float64
+        f = self.file[job]
+        if f == 0:
+            return np.zeros(self.N, dtype=dtype)
+        out = np.full(self.N, self.full_tl[job], dtype=dtype)
+        for e in self._file_entries(f):
+            if not self._has_ivals(e):
+                continue
+            v = self._tl_entry(e, job, int(at[e.node]))
+            if v is not None:
+                out[e.node] = v
+        return out
+
+    def load_term_one(self, job: int, node: int, at: int) -> float:
+        f = self.file[job]
+        if f == 0:
+            return 0.0
+        e = self.data[node].get(f)
+        if e is not None and self._has_ivals(e):
+            v = self._tl_entry(e, job, at)
+            if v is not None:
+                return v
+        return self.full_tl[job]
+
+    def _node_interval_entries(self, node: int) -> list[FileEntry]:
+        seen: dict[int, FileEntry] = dict(self.live_by_node[node])
+        if self.ended_at == self.t:
+            for e in self.ended_now:
+                if e.node == node and self._has_ivals(e):
+                    seen[e.file] = e
+        seen.update(self.planned_by_node[node])
+        return sorted((e for e in seen.values() if self._has_ivals(e)), key=lambda e: e.rank)
+
+    def evict_term(self, job: int, node: int, at: int) -> float:
+        f = self.file[job]
+        entries = self._node_interval_entries(node)
+        if self.options.single_precision:
+            acc = np.float32(0.0)
+            for e in entries:
+                if e.file != f and at >= e.ivals[-1][2]:
+                    acc = np.float32(acc + np.float32(e.size))
+            share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
+            return float(np.float32(np.float32(acc * share) / np.float32(self.bw32)))
+        total = 0.0
+        for e in entries:
+            if e.file != f and at >= e.ivals[-1][2]:
+                total += e.size
+        return total * self.cores[job] / self.C / self.platform.bandwidth_gbps
+
+    def _entry(self, node: int, f: int) -> FileEntry:
+        e = self.data[node].get(f)
+        if e is None:
+            e = FileEntry(node, f, self.size_of_file(f, node), self._rank)
+            self._rank += 1
+            self.data[node][f] = e
+        return e
+
+    def size_of_file(self, f: int, node: int) -> float:
+        return self._file_size.get(f, 0.0)
+
+    # =============================================================================================
+    # Backfilling holes (§7)
+    # =============================================================================================
+    def can_backfill(self, job: int, node: int) -> tuple[bool, int, int]:
+        holes = self.holes[node]
+        H = len(holes)
+        c = self.cores[job]
+        t = self.t
+        if H == 0:
+            return False, 0, 0
+        avail = self.avail[node]
+        if not (c <= H or avail[c - 1 - H] <= t):
+            return False, 0, 0
+        end_by = t + self.walltime[job]
+        from_hole = 0
+        for _core, hole_end in holes:
+            if end_by <= hole_end:
+                from_hole += 1
+            if from_hole == c:
+                break
+        if from_hole == 0 and not self.options.bf_hole_quirk:
+            return False, 0, 0
+        outside = c - from_hole
+        for k in range(outside):
+            if avail[k] > t:
+                return False, 0, 0
+        return True, from_hole, outside
+
+    def fits_hole_only(self, job: int, node: int) -> bool:
+        holes = self.holes[node]
+        c = self.cores[job]
+        if not holes or c > len(holes):
+            return False
+        end_by = self.t + self.walltime[job]
+        got = 0
+        for _core, hole_end in holes:
+            if end_by <= hole_end:
+                got += 1
+            if got == c:
+                return True
+        return False
+
+    def _insert_hole(self, node: int, core: int, hole_end: int) -> None:
+        """``insert_cores_in_a_hole_list_sorted_increasing_order`` (backfill mode 2)."""
+        holes = self.holes[node]
+        if not holes:
+            self.hole_nodes_count += 1
+        if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
+            holes.insert(0, [core, hole_end])
+            return
+        k = 0
+        while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
+            k += 1
+        holes.insert(k + 1, [core, hole_end])
+
+    def _new_biggest_hole(self) -> None:
+        best, best_id = -1, self.biggest_hole_id
+        for n in range(self.N):
+            h = len(self.holes[n])
+            if h > best:
+                best, best_id = h, n
+        self.biggest_hole, self.biggest_hole_id = best, best_id
+
+    # =============================================================================================
+    # Placement (the planner's actions)
+    # =============================================================================================
+    def _sort_node(self, node: int, times_by_id: np.ndarray) -> None:
+        order = np.lexsort((np.arange(self.C), times_by_id))
+        self.avail[node] = times_by_id[order]
+        self.cid[node] = order
+
+    def _times_by_id(self, node: int) -> np.ndarray:
+        out = np.empty(self.C, dtype=np.int64)
+        out[self.cid[node]] = self.avail[node]
+        return out
+
+    def place(
+        self,
+        planner: Planner,
+        job: int,
+        node: int,
+        start: int,
+        transfer: int,
+        *,
+        backfill_cores: tuple[int, int] | None,
+        add_interval: bool = True,
+    ) -> None:
+        t = self.t
+        c = self.cores[job]
+        wall = self.walltime[job]
+        if not 0 <= node < self.N:
+            raise SimulationError(
+                f"scheduler {self.scheduler.name}: node {node} out of range at t={t}"
+            )
+        if job not in self.scheduled and job not in self.new_list:
+            raise SimulationError(
+                f"scheduler {self.scheduler.name}: job {self.workload.job_id[job]} is not queued at t={t}"
+            )
+        eat = max(int(self.avail[node, c - 1]), t)
+        if backfill_cores is None and start < eat:
+            raise SimulationError(
+                f"scheduler {self.scheduler.name}: job {self.workload.job_id[job]} planned on node "
+                f"{node} at {start}, before its cores are free ({eat})"
+            )
+        # LEM: an idle node that this run starts a job on now counts as running (§6)
+        if start == t and self.n_free[node] == self.C and bool(np.all(self.avail[node] <= t)):
+            planner.running_nodes += 1
+        times = self._times_by_id(node)
+        used: list[int] = []
+        if backfill_cores is not None:
+            from_hole, outside = backfill_cores
+            end_by = t + wall
+            holes = self.holes[node]
+            taken = 0
+            for core, hole_end in holes:
+                if taken == from_hole:
+                    break
+                if end_by <= hole_end:
+                    used.append(core)
+                    taken += 1
+            if taken != from_hole:
+                raise SimulationError(
+                    f"scheduler {self.scheduler.name}: node {node} has no {from_hole} hole cores "
+                    f"for job {self.workload.job_id[job]} at t={t}"
+                )
+            row_ids = self.cid[node]
+            for k in range(outside):
+                core = int(row_ids[k])
+                if times[core] > t:
+                    raise SimulationError(
+                        f"scheduler {self.scheduler.name}: core {core} of node {node} is busy at t={t}"
+                    )
+                used.append(core)
+                times[core] = t + wall
+            if from_hole:
+                gone = set(used[:from_hole])
+                self.holes[node] = [h for h in holes if h[0] not in gone]
+                if not self.holes[node]:
+                    self.hole_nodes_count -= 1
+            self.at_t += c
+            planner.claimed += outside
+            self.counters["backfilled"] += 1
+            if node == self.biggest_hole_id:
+                self._new_biggest_hole()
+        elif self.scheduler.backfill:
+            # fill_cores_minimize_holes (mode 2): lowest-numbered cores free by the start
+            if start == t:
+                self.at_t += c
+            for core in range(self.C):
+                if times[core] <= start:
+                    used.append(core)
+                    if times[core] <= t:
+                        planner.claimed += 1
+                        if start > t:
+                            self._insert_hole(node, core, start)
+                    times[core] = start + wall
+                    if len(used) == c:
+                        break
+            if len(used) != c:
+                raise SimulationError(
+                    f"scheduler {self.scheduler.name}: node {node} cannot hold job "
+                    f"{self.workload.job_id[job]} at {start}"
+                )
+            if node == self.biggest_hole_id:
+                self._new_biggest_hole()
+        else:
+            row_ids = self.cid[node]
+            row_t = self.avail[node]
+            for k in range(c):
+                core = int(row_ids[k])
+                used.append(core)
+                if row_t[k] <= t:
+                    planner.claimed += 1
+                times[core] = start + wall
+        self._sort_node(node, times)
+        self.plan_start[job] = start
+        self.plan_node[job] = node
+        self.plan_transfer[job] = transfer
+        self.plan_cores[job] = used
+        self.counters["placements"] += 1
+        f = self.file[job]
+        if add_interval and self.scheduler.uses_files:
+            e = self._entry(node, f)
+            if e.run != self.run_id:
+                e.ivals = []
+                e.run = self.run_id
+            e.ivals.append((start, start + transfer, start + wall))
+            self.planned_by_node[node][f] = e
+            self.planned_by_file.setdefault(f, {})[node] = e
+        self.starts_at.setdefault(start, []).append(job)
+        heapq.heappush(self.start_heap, start)
+
+    # =============================================================================================
+    # Solver hook
+    # =============================================================================================
+    def decide(self, problem: Any) -> Any:
+        if self.recorder is not None:
+            self.record(problem)
+        if self.solver is None:
+            return None
+        decision = timed_solve(self.solver, problem, Budget(self.budget_s))
+        self.decisions += 1
+        lat = decision.latency_s
+        if isinstance(lat, float) and math.isfinite(lat):
+            self.decision_latency += lat
+        return decision
+
+    def record(self, problem: Any) -> None:
+        if self.recorder is not None:
+            self.recorder(
+                problem,
+                {
+                    "t": self.t,
+                    "queue_length": len(self.scheduled) + len(self.new_list),
+                    "scheduler": self.scheduler.name,
+                },
+            )
+
+    # =============================================================================================
+    # Clock
+    # =============================================================================================
+    def _start_jobs(self) -> None:
+        t = self.t
+        cands = self.starts_at.pop(t, None)
+        if not cands:
+            return
+        valid = {j for j in cands if self.plan_start[j] == t and j in self.scheduled}
+        for j in sorted(valid, key=self.scheduled.__getitem__):
+            self._start_one(j)
+
+    def _start_one(self, j: int) -> None:
+        t = self.t
+        node = self.plan_node[j]
+        c = self.cores[j]
+        f = self.file[j]
+        wall = self.walltime[j]
+        planned_end = t + wall
+        transfer = 0
+        wait = 0
+        if f != 0:
+            e = self.data[node].get(f)
+            if e is None:
+                e = self._entry(node, f)
+                e.end_time = planned_end
+                transfer = self.full_load[j]
+                e.load_done = t + transfer
+            else:
+                if e.users > 0 or e.end_time == t:
+                    if e.load_done > t:
+                        wait = e.load_done - t
+                else:
+                    transfer = self.full_load[j]
+                    e.load_done = t + transfer
+                if e.end_time < planned_end:
+                    e.end_time = planned_end
+            e.users += 1
+            if e.users == 1:
+                self.live_by_node[node][f] = e
+                self.live_by_file.setdefault(f, {})[node] = e
+        overhead = transfer if transfer else wait
+        end = t + min(self.delay[j] + overhead, wall)
+        if end <= t:
+            raise SimulationError(f"job {self.workload.job_id[j]}: end {end} not after start {t}")
+        heapq.heappush(self.end_heap, (end, j))
+        self.running_cores += c
+        if self.n_free[node] == self.C:
+            self.running_nodes += 1
+        self.n_free[node] -= c
+        if self.n_free[node] < 0:
+            raise SimulationError(
+                f"node {node} over-committed at t={t} by job {self.workload.job_id[j]}"
+            )
+        for core in self.plan_cores[j]:
+            if self.run_end[node, core] != -1:
+                raise SimulationError(
+                    f"node {node} core {core} already runs a job when job "
+                    f"{self.workload.job_id[j]} starts at t={t}"
+                )
+            self.run_end[node, core] = planned_end
+        self.start[j] = t
+        self.end[j] = end
+        self.node[j] = node
+        self.transfer[j] = transfer
+        self.load_wait[j] = wait
+        del self.scheduled[j]
+        if self.category[j] == EVALUATED:
+            self.eval_started += 1
+            if self.progress is not None:
+                self.progress(self.eval_started, self.n_eval)
+
+    def _end_jobs(self) -> int:
+        t = self.t
+        heap = self.end_heap
+        ended = 0
+        while heap and heap[0][0] == t:
+            _, j = heapq.heappop(heap)
+            ended += 1
+            node = int(self.node[j])
+            c = self.cores[j]
+            self.finished += 1
+            self.running_cores -= c
+            self.n_free[node] += c
+            if self.n_free[node] == self.C:
+                self.running_nodes -= 1
+            for core in self.plan_cores[j]:
+                self.run_end[node, core] = -1
+            f = self.file[j]
+            if f != 0:
+                e = self.data[node][f]
+                e.users -= 1
+                if e.users == 0:
+                    e.end_time = t
+                    del self.live_by_node[node][f]
+                    byf = self.live_by_file[f]
+                    del byf[node]
+                    if not byf:
+                        del self.live_by_file[f]
+                    if self.ended_at != t:
+                        self.ended_now = []
+                        self.ended_at = t
+                    self.ended_now.append(e)
+        return ended
+
+    def _reset(self) -> None:
+        """``reset_cores``: every plan is dropped; a core is free now or at the walltime end of
+        the job running on it; holes are cleared."""
+        t = self.t
+        times = np.where(self.run_end >= 0, self.run_end, t)
+        keys = times * 64 + np.arange(self.C)[None, :]
+        order = np.argsort(keys, axis=1, kind="stable")
+        self.avail = np.take_along_axis(times, order, axis=1)
+        self.cid = order.astype(np.int64)
+        self.holes = [[] for _ in range(self.N)]
+        self.hole_nodes_count = 0
+        self.biggest_hole = 0
+        self.at_t = 0
+        self.starts_at.clear()
+        self.start_heap.clear()
+        for j in self.scheduled:
+            self.plan_start[j] = -1
+
+    def _run_scheduler(self, queue: Sequence[int], full: bool) -> None:
+        if self.scheduler.uses_files:
+            self._begin_run()
+        planner = Planner(self, full)
+        self.scheduler.plan(planner, queue, full)
+        self.counters["scheduler_runs_full" if full else "scheduler_runs_new"] += 1
+
+    def _next_start_time(self) -> int:
+        heap = self.start_heap
+        while heap:
+            s = heap[0]
+            jobs = self.starts_at.get(s)
+            if jobs and any(self.plan_start[j] == s and j in self.scheduled for j in jobs):
+                return s
+            heapq.heappop(heap)
+            self.starts_at.pop(s, None)
+        return _NEVER
+
+    def _place_history_jobs(self, rows: list[int]) -> None:
+        """§4: category −2 jobs in order of their historical start (the reference's sorted
+        insert: a job whose start equals the current head goes first, otherwise after its
+        equals), each on node ``(history node − 1) mod nodes`` at its earliest time."""
+        t = self.t
+        order: list[int] = []
+        keys: list[int] = []
+        hist = self.workload.hist_start
+        for j in rows:
+            k = int(hist[j])
+            pos = 0 if order and keys[0] == k else bisect.bisect_right(keys, k)
+            order.insert(pos, j)
+            keys.insert(pos, k)
+        hist_node = self.workload.hist_node
+        for j in order:
+            ran = t - int(hist[j])
+            # the job's delay and walltime lose the time it already ran (the reference mutates
+            # them for good: every later plan of this job uses the reduced walltime)
+            self.delay[j] = max(self.delay[j] - ran, 1)
+            self.walltime[j] = max(self.walltime[j] - ran, 1)
+            idx = int(hist_node[j]) - 1
+            idx = int(math.fmod(idx, self.N)) if idx >= 0 else 0
+            c = self.cores[j]
+            eat = max(int(self.avail[idx, c - 1]), t)
+            times = self._times_by_id(idx)
+            used = [int(x) for x in self.cid[idx, :c]]
+            for core in used:
+                times[core] = eat + self.walltime[j]
+            self._sort_node(idx, times)
+            self.plan_start[j] = eat
+            self.plan_node[j] = idx
+            self.plan_cores[j] = used
+            self.plan_transfer[j] = 0
+            self._key += 1
+            self.scheduled[j] = self._key
+            self.starts_at.setdefault(eat, []).append(j)
+            heapq.heappush(self.start_heap, eat)
+
+    def run(self) -> LocalityResult:
+        wall0 = time.perf_counter()
+        w = self.workload
+        n = len(w)
+        self._file_size: dict[int, float] = {}
+        for j in range(n):
+            f = self.file[j]
+            if f != 0 and f not in self._file_size:
+                self._file_size[f] = self.size[j]
+        day0 = np.flatnonzero(w.category == WARM_UP)
+        # the first category-0 submission starts the clock (0 without one, as the reference)
+        self.t = int(w.submit[day0[0]]) if day0.size else 0
+        history = [j for j in range(n) if self.category[j] == RUNNING_AT_START]
+        arrivals = [j for j in range(n) if self.category[j] != RUNNING_AT_START]
+        self._place_history_jobs(history)
+        self._start_jobs()
+        gate = self.options.gate_s
+        always = self.options.replan == "always"
+        last_run = -(2**62)
+        a = 0  # next arrival
+        n_arr = len(arrivals)
+        first = True
+        while self.eval_started < self.n_eval:
+            if not first:
+                nxt = min(
+                    self.end_heap[0][0] if self.end_heap else _NEVER,
+                    self._next_start_time(),
+                    self.submit[arrivals[a]] if a < n_arr else _NEVER,
+                )
+                if nxt >= _NEVER:
+                    self._never_start()
+                if nxt <= self.t:
+                    raise SimulationError(f"locality clock went backwards: {nxt} after {self.t}")
+                self.t = nxt
+            first = False
+            t = self.t
+            self.counters["event_seconds"] += 1
+            ended = self._end_jobs()
+            if self.starts_at.get(t):
+                self._start_jobs()
+            arrived = False
+            while a < n_arr and self.submit[arrivals[a]] <= t:
+                j = arrivals[a]
+                a += 1
+                arrived = True
+                self._key += 1
+                if ended or always:
+                    self.scheduled[j] = self._key
+                else:
+                    self.new_list[j] = self._key
+            open_gate = t - last_run >= gate
+            if always:
+                if (ended or arrived) and self.scheduled:
+                    if open_gate:
+                        self._reset()
+                        self._run_scheduler(list(self.scheduled), True)
+                        last_run = t
+                        self._start_jobs()
+                    else:
+                        self.counters["gate_closed_skips"] += 1
+            elif ended and self.scheduled:
+                if open_gate:
+                    self._reset()
+                    self._run_scheduler(list(self.scheduled), True)
+                    last_run = t
+                    self._start_jobs()
+                else:
+                    self.counters["gate_closed_skips"] += 1
+            elif arrived:
+                if open_gate:
+                    queue = list(self.new_list)
+                    self._run_scheduler(queue, False)
+                    for j in queue:
+                        del self.new_list[j]
+                        self._key += 1
+                        self.scheduled[j] = self._key
+                    last_run = t
+                    self._start_jobs()
+                else:
+                    self.counters["gate_closed_skips"] += 1
+        return LocalityResult(
+            workload=w,
+            platform=self.platform,
+            scheduler=self.scheduler.name,
+            options=self.options,
+            start=self.start,
+            end=self.end,
+            node=self.node,
+            transfer=self.transfer,
+            load_wait=self.load_wait,
+            counters=dict(self.counters),
+            decisions=self.decisions,
+            decision_latency_s=self.decision_latency,
+            wall_s=time.perf_counter() - wall0,
+        )
+
+    def _never_start(self) -> None:
+        w = self.workload
+        waiting = [j for j in range(len(w)) if self.category[j] == EVALUATED and self.start[j] < 0]
+        j = waiting[0]
+        if j in self.new_list:
+            why = (
+                "it is held in the new-arrivals list, which only a scheduler run in a second with "
+                "arrivals and no job end plans, and no such second is left"
+            )
+        elif j in self.scheduled:
+            why = "it is queued but no scheduler run is left to plan it (no job end or arrival follows)"
+        else:
+            why = "it never arrived"
+        raise SimulationError(
+            f"evaluated job {int(w.job_id[j])} ({w.where(j)}) can never start: {why}; "
+            f"{len(waiting)} evaluated job(s) unstarted at t={self.t} "
+            f"(scheduler {self.scheduler.name}, gate {self.options.gate_s} s)"
+        )
+
+
+def run_locality(
+    workload: LocalityWorkload,
+    scheduler: LocalityScheduler,
+    platform: LocalityPlatform | None = None,
+    options: LocalityOptions | None = None,
+    **kwargs: Any,
+) -> LocalityResult:
+    """Run the scheduler object ``scheduler`` on ``workload``; ``platform`` defaults to the
+    evaluated cluster (486 × 20 cores, 0.1 GB/s). By name: ``simcore/locality/run.py``'s
+    ``simulate_locality`` (kept out of this module so that the engine does not import the
+    scheduler registry: no import cycle)."""
+    if platform is None:
+        platform = LocalityPlatform()
+    if not isinstance(platform, LocalityPlatform):
+        raise ConfigError(f"platform: expected a LocalityPlatform, got {type(platform).__name__}")
+    return LocalitySimulator(workload, platform, scheduler, options, **kwargs).run()

@@ -1,0 +1,424 @@
+"""The data-locality model (``papers/locality-evaluation-model.md``): workload format, converter,
+generator, the node-level simulator's file rules, the ten schedulers in both modes, the
+reproduction command."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedbench.instances.locality_io import (
+    generate_locality,
+    parse_locality,
+    read_locality,
+    swf_file_to_locality,
+    write_locality,
+)
+from schedbench.simcore.errors import SimulationError
+from schedbench.simcore.locality import (
+    EVALUATED,
+    LocalityOptions,
+    LocalityPlatform,
+    LocalityWorkloadError,
+    load_seconds,
+    simulate_locality,
+)
+from schedbench.simcore.locality.metrics import baseline_of, compare_sessions, locality_metrics
+from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
+
+
+def line(i, sub, delay, wall, cores, user, f, size, cat=1, hist=-1, hist_node=-1):
+    return (
+        f"{{ id: {i} subtime: {sub} delay: {delay} walltime: {wall} cores: {cores} user: {user} "
+        f"data: {f} data_size: {size:.6f} workload: {cat} start_time_from_history: {hist} "
+        f"start_node_from_history: {hist_node} }}"
+    )
+
+
+@pytest.fixture(scope="module")
+def small():
+    return generate_locality(jobs=240, nodes=3, days=1, users=8, seed=11)
+
+
+# -- format -------------------------------------------------------------------------------------
+def test_write_read_round_trip(tmp_path, small):
+    p = write_locality(small, tmp_path / "w.txt")
+    back = read_locality(p)
+    for col in ("job_id", "submit", "delay", "walltime", "cores", "file", "category"):
+        assert np.array_equal(getattr(back, col), getattr(small, col)), col
+    assert np.allclose(back.file_gb, small.file_gb)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("{ id: 1 subtime: 0 }", "w.txt:2"),
+        (line(2, 5, 10, 60, 1, 1, 1, 6.4).replace("delay:", "dealy:"), "token"),
+        (line(2, 5, 10, 60, 1, 1, 1, 6.4).replace("cores: 1", "cores: x"), "token"),
+        (line(2, 5, 10, 60, 21, 1, 2, 6.4), "w.txt:2"),
+        (line(2, 5, 10, 60, 0, 1, 2, 6.4), "w.txt:2"),
+        (line(2, 5, 10, 60, 1, 1, 1, 12.8), "w.txt:2"),  # file 1 reused with another size
+        (line(2, -5, 10, 60, 1, 1, 2, 6.4), "w.txt:2"),  # submitted before line 1
+    ],
+)
+def test_bad_workload_lines_name_the_line(text, needle):
+    first = line(1, 0, 10, 60, 1, 1, 1, 6.4)
+    with pytest.raises(LocalityWorkloadError, match=needle) as err:
+        parse_locality([first, text], source="w.txt")
+    assert "w.txt" in str(err.value)
+
+
+def test_missing_file_is_a_workload_error(tmp_path):
+    with pytest.raises(LocalityWorkloadError, match="no such"):
+        read_locality(tmp_path / "absent.txt")
+
+
+def test_load_seconds_single_precision_quirk():
+    # §5: 13 cores x 6.4 GB = 83.2 GB is 831 s in C float, 832 s exactly
+    assert int(load_seconds(83.2, 0.1, single=True)) == 831
+    assert int(load_seconds(83.2, 0.1, single=False)) == 832
+    for c in (1, 2, 12, 14, 20):
+        assert int(load_seconds(6.4 * c, 0.1, single=True)) == 64 * c
+
+
+# -- generator and converter ----------------------------------------------------------------------
+def test_generator_is_seeded_and_has_every_category(small):
+    again = generate_locality(jobs=240, nodes=3, days=1, users=8, seed=11)
+    assert np.array_equal(again.submit, small.submit)
+    assert np.array_equal(again.file, small.file)
+    assert EVALUATED in set(small.category.tolist())
+    assert {0, 1, 2} <= set(small.category.tolist())
+    assert np.all(np.diff(small.submit) >= 0)
+    # sessions share files: far fewer files than jobs
+    assert len(set(small.file.tolist())) < 0.7 * len(small)
+
+
+def test_swf_conversion_of_a_shipped_trace():
+    path = SHARED / "traces" / "lublin_256.swf"
+    if not path.exists():
+        pytest.skip("shared traces absent")
+    w, report = swf_file_to_locality(path, evaluated_days=1, nodes=13)
+    assert len(w) > 0 and len(w.evaluated) > 0
+    assert np.all((w.cores >= 1) & (w.cores <= 20))
+    # 6.4 GB per core; one size per file
+    assert np.allclose(w.file_gb, 6.4 * w.cores, rtol=1e-6)
+    assert set(report.counts) >= {"cancelled", "split_jobs"}
+    assert np.all(np.diff(w.submit) >= 0)
+
+
+# -- file rules on hand-made workloads ---------------------------------------------------------
+def run(lines, scheduler, nodes=2, **opts):
+    w = parse_locality(lines)
+    return simulate_locality(
+        w, scheduler, LocalityPlatform(nodes=nodes), LocalityOptions.reference(**opts)
+    )
+
+
+def test_lea_reuses_a_cached_file():
+    # job 1 (10 cores, file 1) loads 640 s and runs on its node until 1640; job 2 (10 cores, the
+    # same file) arrives after the load: LEA puts it next to the file, no transfer, no wait.
+    lines = [
+        line(1, 0, 1000, 3600, 10, 1, 1, 64.0),
+        line(2, 1000, 1000, 3600, 10, 1, 1, 64.0),
+    ]
+    lea = run(lines, "lea")
+    assert lea.node[1] == lea.node[0]
+    assert lea.transfer[0] == 640 and lea.transfer[1] == 0 and lea.load_wait[1] == 0
+    assert lea.end[0] == lea.start[0] + 640 + 1000
+
+
+def test_waiting_for_a_load_in_progress_is_recorded_apart():
+    lines = [
+        line(1, 0, 1000, 3600, 10, 1, 1, 64.0),
+        line(2, 40, 1000, 3600, 10, 1, 1, 64.0),
+    ]
+    r = run(lines, "lea")
+    assert r.node[1] == r.node[0]
+    assert r.transfer[1] == 0
+    assert r.load_wait[1] == 640 - (r.start[1] - r.start[0])
+    assert r.end[1] == r.start[1] + r.load_wait[1] + 1000
+
+
+def test_a_file_is_gone_once_its_last_user_ended():
+    lines = [
+        line(1, 0, 100, 3600, 20, 1, 1, 6.4),
+        line(2, 1000, 100, 3600, 20, 1, 1, 6.4),
+    ]
+    w = parse_locality(lines)
+    # paper mode replans at the arrival, so job 2 lands on the node job 1 left
+    r = simulate_locality(w, "lea", LocalityPlatform(nodes=1), LocalityOptions.paper())
+    assert r.node[1] == r.node[0] == 0 and r.start[1] == 1000
+    assert r.transfer[0] == 64 and r.transfer[1] == 64
+
+
+def test_runtime_is_capped_by_the_walltime():
+    r = run([line(1, 0, 1000, 500, 4, 1, 1, 64.0)], "fcfs", nodes=1)
+    assert r.end[0] - r.start[0] == 500
+
+
+def test_an_evaluated_job_that_can_never_start_ends_with_a_message():
+    # §4: arrivals in a closed gate second are not saved; job 2 sits in the "new" list and no
+    # later second with arrivals and no end is left.
+    lines = [
+        line(1, 0, 100, 3600, 20, 1, 1, 6.4),
+        line(2, 10, 100, 3600, 20, 1, 1, 6.4),
+    ]
+    with pytest.raises(SimulationError, match="can never start"):
+        run(lines, "fcfs", nodes=2)
+    # without the gate the same workload runs through
+    r = run(lines, "fcfs", nodes=2, gate_s=0)
+    assert np.all(r.start >= 0)
+
+
+# -- the ten schedulers -------------------------------------------------------------------------
+def check_schedule(w, r, cores_per_node=20):
+    ev = w.evaluated
+    assert np.all(r.start[ev] >= w.submit[ev])
+    started = np.flatnonzero(r.start >= 0)
+    assert np.all(r.end[started] >= r.start[started])
+    assert np.all(r.end[started] - r.start[started] <= np.maximum(w.walltime[started], 1))
+    # never more cores busy on a node than it has
+    for n in np.unique(r.node[started]):
+        rows = started[r.node[started] == n]
+        ev_t = np.concatenate([r.start[rows], r.end[rows]])
+        delta = np.concatenate([w.cores[rows], -w.cores[rows]])
+        order = np.lexsort((delta, ev_t))  # ends (negative) before starts at the same second
+        assert np.max(np.cumsum(delta[order])) <= cores_per_node
+
+
+@pytest.mark.parametrize("mode", ["reference", "paper"])
+@pytest.mark.parametrize("name", SCHEDULER_NAMES)
+def test_every_scheduler_runs_every_evaluated_job(small, name, mode):
+    r = simulate_locality(small, name, LocalityPlatform(nodes=3), LocalityOptions.for_mode(mode))
+    ev = small.evaluated
+    assert np.all(r.start[ev] >= 0)
+    check_schedule(small, r)
+    m = locality_metrics(r)
+    assert m["evaluated_jobs"] == len(ev)
+    assert m["mean_stretch"] >= 1.0 - 1e-9
+
+
+def test_runs_are_deterministic_and_modes_differ(small):
+    plat = LocalityPlatform(nodes=3)
+    a = simulate_locality(small, "lea", plat, LocalityOptions.reference())
+    b = simulate_locality(small, "lea", plat, LocalityOptions.reference())
+    assert np.array_equal(a.start, b.start) and np.array_equal(a.node, b.node)
+    c = simulate_locality(small, "lea", plat, LocalityOptions.paper())
+    assert not np.array_equal(a.start, c.start)
+
+
+def test_scheduler_runs_through_a_placement_solver_agree_with_the_built_in_rule(small):
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+    from schedbench.solvers.registry import make_solver
+
+    plat = LocalityPlatform(nodes=3)
+    for name in ("lea", "eft"):
+        plain = simulate_locality(small, name, plat)
+        solver = make_solver("placement-locality")
+        via = simulate_locality(small, make_locality_scheduler(name, solver=solver), plat)
+        assert np.array_equal(plain.start, via.start), name
+        assert np.array_equal(plain.node, via.node), name
+
+
+def test_baselines_and_sessions(small):
+    assert baseline_of("lea") == "fcfs" and baseline_of("lea-bf") == "fcfs-bf"
+    plat = LocalityPlatform(nodes=3)
+    base = simulate_locality(small, "fcfs", plat)
+    lea = simulate_locality(small, "lea", plat)
+    s = compare_sessions(lea, base)
+    m = s.to_metrics()
+    assert m["sessions"] == m["sessions_faster"] + m["sessions_equal"] + m["sessions_slower"]
+
+
+def test_options_are_validated():
+    from schedbench.simcore.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="gate_s"):
+        LocalityOptions.reference(gate_s=-1)
+    with pytest.raises(ConfigError, match="lem_threshold_pct"):
+        LocalityOptions.reference(lem_threshold_pct=200)
+    with pytest.raises(ConfigError, match="expected one of"):
+        LocalityOptions.from_mapping({"gates": 3})
+
+
+# -- reproduce ------------------------------------------------------------------------------------
+def test_reproduce_locality_writes_its_outputs(tmp_path, small):
+    from schedbench.bench.reproduce import locality as repro
+
+    wl = write_locality(small, tmp_path / "w.txt")
+    parser = argparse.ArgumentParser()
+    repro.add_arguments(parser)
+    out = tmp_path / "out"
+    args = parser.parse_args(
+        [
+            "--workload",
+            str(wl),
+            "--out",
+            str(out),
+            "--system",
+            "locality:3",
+            "--schedulers",
+            "fcfs",
+            "lea",
+            "eft",
+            "leo",
+            "lem",
+        ]
+    )
+    assert repro.run(args) == 0
+    with (out / "summary.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["scheduler"] for r in rows] == ["fcfs", "eft", "lea", "leo", "lem"] or {
+        r["scheduler"] for r in rows
+    } == {"fcfs", "eft", "lea", "leo", "lem"}
+    for col in (
+        "evaluated_jobs",
+        "transfer_wait_s",
+        "mean_stretch",
+        "mean_bounded_stretch",
+        "core_time_s",
+        "queue_time_mean_s",
+    ):
+        assert col in rows[0]
+    with (out / "lea" / "jobs.csv").open() as fh:
+        header = next(csv.reader(fh))
+    assert header[:9] == [
+        "job_id",
+        "submit_s",
+        "start_s",
+        "end_s",
+        "node",
+        "cores",
+        "transfer_s",
+        "load_wait_s",
+        "stretch",
+    ]
+    assert (out / "agreement.csv").exists()
+
+
+# -- the exact window placement ---------------------------------------------------------------------
+def test_window_exact_placement_is_never_worse_than_the_rules():
+    from schedbench.simcore.locality.window import RULES, LocalityWindow
+    from schedbench.solvers.locality_window import solve_window
+
+    win = LocalityWindow(
+        now=0,
+        core_free=[[100] * 10 + [0] * 10, [0] * 20],
+        cores=[10, 10, 20],
+        duration=[500, 500, 300],
+        load=[[0, 640], [0, 640], [640, 640]],
+    )
+    ans = solve_window(win, time_limit_s=10)
+    assert ans.status == "optimal" and ans.cost == ans.bound == 740.0
+    for rule in RULES:
+        cost, _ = win.cost(*win.greedy(rule))
+        assert cost >= ans.cost
+    # FCFS ignores the file: job 2 goes to node 1 and pays the load
+    assert win.cost(*win.greedy("fcfs"))[1] == 1280
+
+
+def test_window_cost_rejects_an_overfilled_node():
+    from schedbench.simcore.errors import ConfigError
+    from schedbench.simcore.locality.window import LocalityWindow
+
+    win = LocalityWindow(
+        now=0, core_free=[[0] * 20], cores=[20, 20], duration=[10, 10], load=[[0], [0]]
+    )
+    with pytest.raises(ConfigError, match="overfilled"):
+        win.cost([0, 0], [0, 5])
+    assert win.cost([0, 0], [0, 10])[0] == 10
+
+
+def test_window_recorder_leaves_the_schedule_unchanged(small):
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+    from schedbench.simcore.locality.window import WindowRecorder
+
+    plat = LocalityPlatform(nodes=3)
+    plain = simulate_locality(small, "lea", plat)
+    rec = WindowRecorder(make_locality_scheduler("lea"), max_jobs=4, limit=5)
+    via = simulate_locality(small, rec, plat)
+    assert np.array_equal(plain.start, via.start) and np.array_equal(plain.node, via.node)
+    assert 0 < len(rec.windows) <= 5
+    assert all(w.jobs <= 4 and w.nodes == 3 for w in rec.windows)
+
+
+# -- the locality-decisions source and the locality-solvers suite --------------------------------
+def test_locality_decisions_source_yields_placement_problems(tmp_path):
+    from schedbench.instances.sources import SourceError, SourceLimits, get_source
+
+    src = get_source("locality-decisions")
+    spec = {"family": "f", "source": "locality-decisions", "jobs": 200, "nodes": 3, "limit": 5}
+    src.check(spec, tmp_path, SourceLimits())
+    items = list(src.build(spec, tmp_path))
+    assert 0 < len(items) <= 5
+    assert all(type(i.problem).__name__ == "PlacementProblem" for i in items)
+    with pytest.raises(SourceError, match="scheduler"):
+        src.check({**spec, "scheduler": "nope"}, tmp_path, SourceLimits())
+
+
+def test_locality_solvers_suite_loads():
+    from schedbench.bench.suite import load_suite
+
+    suite = load_suite(
+        Path(__file__).resolve().parents[1] / "bench" / "suites" / "locality-solvers.toml"
+    )
+    assert suite.reference == "placement-earliest"
+    assert {s.name for s in suite.solvers} == {"placement-earliest", "placement-locality"}
+
+
+def test_window_exact_scheduler_in_closed_loop_runs_every_evaluated_job(small):
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+    from schedbench.solvers.locality_window import WindowExactScheduler
+
+    sched = WindowExactScheduler(make_locality_scheduler("lea"), window=3, budget_s=0.2)
+    r = simulate_locality(small, sched, LocalityPlatform(nodes=3))
+    assert np.all(r.start[small.evaluated] >= 0)
+    check_schedule(small, r)
+    assert sched.runs > 0
+
+
+# -- named options ------------------------------------------------------------------------------------
+def test_lem_threshold_switches_between_eft_and_lea_weights(small):
+    # §6: LEM scores with EFT's weights while the share of busy nodes is below the threshold
+    plat = LocalityPlatform(nodes=3)
+    lea = simulate_locality(small, "lea", plat)
+    eft = simulate_locality(small, "eft", plat)
+    assert not np.array_equal(lea.start, eft.start)
+    always_lea = simulate_locality(
+        small, "lem", plat, LocalityOptions.reference(lem_threshold_pct=0)
+    )
+    always_eft = simulate_locality(
+        small, "lem", plat, LocalityOptions.reference(lem_threshold_pct=101)
+    )
+    assert np.array_equal(always_lea.start, lea.start) and np.array_equal(always_lea.node, lea.node)
+    assert np.array_equal(always_eft.start, eft.start) and np.array_equal(always_eft.node, eft.node)
+
+
+def test_single_precision_load_of_a_13_core_file():
+    # §5: 13 x 6.4 GB = 83.2 GB loads in 831 s in C float, 832 s exactly
+    lines = [line(1, 0, 100, 3600, 13, 1, 1, 83.2)]
+    assert run(lines, "lea", nodes=1).transfer[0] == 831
+    assert run(lines, "lea", nodes=1, single_precision=False).transfer[0] == 832
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "scheduler"),
+    [
+        ("gate_s", 0, "lea"),
+        ("replan", "always", "lea"),
+        ("weights_lea", (1, 0), "lea"),
+        ("score_horizon", "all-claimed", "eft"),
+    ],
+)
+def test_options_that_change_the_schedule_of_the_small_workload(small, field, value, scheduler):
+    plat = LocalityPlatform(nodes=3)
+    a = simulate_locality(small, scheduler, plat, LocalityOptions.reference())
+    b = simulate_locality(small, scheduler, plat, LocalityOptions.reference(**{field: value}))
+    assert not (np.array_equal(a.start, b.start) and np.array_equal(a.node, b.node))
+    check_schedule(small, b)
