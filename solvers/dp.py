@@ -54,6 +54,7 @@ import numpy as np
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
+from schedbench.solvers._reach import any_in_range, suffix_reach
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
@@ -62,6 +63,11 @@ class DPSolver(BaseSolver):
     unit_nodes: float = param(1.0, "coarse unit for resource 0 (Cerberus: 512 nodes); 1 = exact")
     unit_bb: float = param(1.0, "coarse unit for resource 1 (Cerberus: 100 GB); 1 = exact")
     max_states: int = param(2_000_000, "stop (status feasible) if the state set grows past this")
+    reach_bound: bool = param(
+        True,
+        "two-resource fronts: jobs using both resources first, and prune states that can reach "
+        "no new front point by subset-sum reachability (issue 17); False = the earlier pruning",
+    )
 
     name = "dp"
     summary = (
@@ -109,6 +115,7 @@ class DPSolver(BaseSolver):
             objective_resource=None if self.coarse else problem.objective_resource,
             clock=clock,
             max_states=self.max_states,
+            reach_bound=self.reach_bound,
         )
         notes = list(result.notes)
         status = result.status
@@ -142,6 +149,7 @@ def sparse_dp(
     objective_resource: tuple[int, ...] | None,
     clock: Clock,
     max_states: int,
+    reach_bound: bool = True,
 ) -> _Result:
     """The sparse Cerberus recursion with dominance and bound pruning (see module docstring).
 
@@ -170,7 +178,14 @@ def sparse_dp(
         _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
     )
     if pair is not None and k == 2 and pair.key_base is not None:
-        return _pair_dp(demands, limit, order, pair, clock, max_states)
+        if reach_bound:
+            # Jobs asking for both resources first (in the same size order), one-resource jobs
+            # last: the reachability bound below bites once few two-resource jobs remain.
+            both = np.all(demands[order] > 0, axis=1)
+            order = np.concatenate([order[both], order[~both]])
+            pair = _PairBound.build(demands[order], limit, obj_res)
+            assert pair is not None  # same jobs, same capacities
+        return _pair_dp(demands, limit, order, pair, clock, max_states, reach=reach_bound)
 
     usage = np.zeros((1, k))
     values = np.zeros((1, m))
@@ -547,6 +562,8 @@ def _pair_dp(
     clock: Clock,
     max_states: int,
     prune_from: int = 256,
+    *,
+    reach: bool = False,
 ) -> _Result:
     """``sparse_dp`` for two integral resources whose demands are the two objectives.
 
@@ -572,6 +589,18 @@ def _pair_dp(
         -1, 2
     )
     seed_pts = seed_pts[nondominated_mask(seed_pts)]
+
+    reach_rows: np.ndarray | None = None
+    reach_first = reach_last = 0
+    if reach:
+        # Subset sums of the other resource over the suffixes where few jobs using it remain.
+        ordered_other = other[order]
+        reach_last = int(np.flatnonzero(ordered_other > 0)[-1]) + 1 if ordered_other.any() else 0
+        row_bytes = (cap_o // 64 + 1) * 8
+        jobs = min(_REACH_JOBS, _REACH_BYTES // row_bytes - 1)
+        reach_first = max(0, reach_last - max(jobs, 0))
+        if jobs < 4:
+            reach = False
 
     keys = np.zeros(1, dtype=np.int64)
     memo: list[tuple[np.ndarray, np.ndarray]] = []
@@ -618,6 +647,12 @@ def _pair_dp(
         covered = pair.covered(
             pos + 1, ua, uo.astype(np.float64), front[:, 0], front[:, 1].astype(np.float64)
         )
+        if reach and pos + 1 >= reach_first:
+            if reach_rows is None:  # built on first use: small windows never prune
+                reach_rows = suffix_reach(ordered_other[:reach_last], cap_o, reach_first)
+            covered |= _unreachable(
+                pair, pos + 1, ua, uo, front, reach_rows[min(pos + 1, reach_last) - reach_first]
+            )
         keep = on_front | ~covered
         keys, parent, taken = keys[keep], parent[keep], taken[keep]
         memo.append((parent, taken))
@@ -629,6 +664,49 @@ def _pair_dp(
     selections += [sorted(int(j) for j in s) for s in seeds]
     stats = {"states_peak": int(peak), "states_final": int(keys.size), "jobs_processed": len(memo)}
     return _Result(status, selections, [], stats, notes)
+
+
+#: The reachability bound keeps bitsets for the suffixes with at most this many jobs using the
+#: second resource (cap / 8 bytes each: 48 rows at 1.5 PB free are 9 MB); with more remaining,
+#: their subset sums cover every range the bound asks about and it never bites.
+_REACH_JOBS = 48
+#: ... and at most this many bytes of bitsets (fewer suffixes when the capacity is larger).
+_REACH_BYTES = 16_000_000
+
+
+def _unreachable(
+    pair: _PairBound,
+    suffix: int,
+    ua: np.ndarray,
+    uo: np.ndarray,
+    front: np.ndarray,
+    row: np.ndarray,
+) -> np.ndarray:
+    """True for states (dense usage ``ua``, other usage ``uo``) none of whose completions can be
+    a new front point, by two necessary conditions that both fail:
+
+    * a completion ending beyond the front's largest dense value z_L: some dense increment x with
+      ua + x in (z_L, cap_n] whose least other-resource sum still fits (``_PairBound.least``);
+    * a completion whose other-resource total exceeds the front's smallest, y_min: some subset
+      sum s of the remaining jobs' other demands with uo + s in (y_min, cap_o] (``row``, the
+      suffix's reachable sums).
+
+    A point ending at dense value <= z_L and other value <= y_min is weakly dominated by the
+    front point (z_L, y_min) (on a front, the largest dense value has the smallest other
+    value). So a state failing both
+    has every completion weakly dominated by the front (exactness as in ``_within_bound``).
+    """
+    cap_n, cap_o = pair.cap_n, int(np.floor(pair.cap_b))
+    z_l = int(front[:, 0].max())
+    y_min = int(front[:, 1].min())
+    width = cap_n - z_l
+    if width > 0:
+        lo = np.clip(z_l - ua + 1, 0, cap_n)
+        no_beyond = _window_min(pair.least[suffix], width)[lo] > cap_o - uo
+    else:
+        no_beyond = np.ones(ua.size, dtype=bool)
+    hits = any_in_range(row, (y_min - uo + 1).astype(np.int64), (cap_o - uo).astype(np.int64))
+    return no_beyond & ~hits
 
 
 def _front_of_sorted(other: np.ndarray) -> np.ndarray:

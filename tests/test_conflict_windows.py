@@ -86,3 +86,33 @@ def test_dp_front_equals_exhaustive_on_conflict_windows(w):
 def test_dp_front_equals_exhaustive_on_filtered_windows_at_w20():
     for problem in cw.conflict_windows(20, 3, seed=0, front_size=lambda p: len(dp_front(p))):
         assert dp_front(problem) == exhaustive_front(problem)
+
+
+@pytest.fixture
+def prune_always(monkeypatch):
+    """Run ``dp``'s two-resource pruning from the first layer on (it normally starts at 256
+    states), so the small windows ``exhaustive`` can check exercise every bound."""
+    from functools import partial
+
+    from schedbench.solvers import dp as dp_module
+
+    monkeypatch.setattr(dp_module, "_pair_dp", partial(dp_module._pair_dp, prune_from=1))
+
+
+@pytest.mark.parametrize("reach_bound", [True, False])
+def test_dp_pruning_is_exact_against_exhaustive(prune_always, reach_bound):
+    for w, seed in [(10, 0), (14, 1), (18, 2), (18, 3), (20, 4), (20, 5)]:
+        problem = cw.conflict_candidate(w, seed)
+        decision = timed_solve(DPSolver(reach_bound=reach_bound), problem, BUDGET)
+        assert decision.status == Status.OPTIMAL
+        assert {p.objectives for p in decision.pareto} == exhaustive_front(problem), (w, seed)
+
+
+def test_dp_reach_bound_agrees_with_the_earlier_pruning_at_w50():
+    for problem in [cw.conflict_candidate(50, s) for s in range(3)]:
+        fronts = []
+        for reach_bound in (True, False):
+            decision = timed_solve(DPSolver(reach_bound=reach_bound), problem, BUDGET)
+            assert decision.status == Status.OPTIMAL
+            fronts.append({p.objectives for p in decision.pareto})
+        assert fronts[0] == fronts[1]
