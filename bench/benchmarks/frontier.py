@@ -15,8 +15,8 @@ Part (a), ``dp`` (exact Pareto front): latency per window in-process (``timed_so
 worst), the status of every run, and memory: the growth of the process's peak resident set
 (``ru_maxrss``) while solving the windows, measured in a fresh interpreter per w after a warm-up
 (so it includes numpy buffers and JIT-compiled kernels' allocations), and tracemalloc's traced
-peak. Side by side in the same run: ``dp[engine=numpy]``, the numpy engine ``dp`` shipped
-before this issue. Printed against the issue's anchors: today's ``dp`` (1.3 / 4.1 / 22 ms median
+peak. Side by side in the same run: ``dp[reach_bound=false]``, the pruning ``dp`` shipped
+before this issue (no reachability bound, jobs largest first). Printed against the issue's anchors: today's ``dp`` (1.3 / 4.1 / 22 ms median
 at w = 20 / 50 / 100, worst 414 ms at w = 100) and target 1 (median <= 3 ms and worst <= 30 ms at
 w = 100, median <= 20 ms at w = 200, <= 50 MB; within 2x of the 1.6 ms a compiled bounded sparse
 DP reaches at w = 100). Also the single-objective weighted DP (nodes/4392 + BB/2.16 PB): target
@@ -61,7 +61,7 @@ from schedbench.simcore.indicators import igd_plus
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
-from schedbench.solvers.registry import make_solver
+from schedbench.solvers.registry import make_solver, parse_solver_id
 
 #: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
 FIGURE = {"name": "frontier", "full": [], "quick": ["--quick"], "format": "text"}
@@ -142,7 +142,7 @@ def rss_child(path: str, solver_id: str) -> None:
         )
         for i in range(int(data["n"]))
     ]
-    solver = make_solver(solver_id)
+    solver = make_solver(*parse_solver_id(solver_id))
     warm_up(solver)
     timed_solve(solver, problems[0], BUDGET)  # first-call costs out of the measurement
     gc.collect()
@@ -194,7 +194,7 @@ def weighted(problem: SelectionProblem) -> SelectionProblem:
 
 def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> None:
     print(f"\n(a) dp, exact Pareto front; {len(windows[WINDOWS[0]])} windows per w; in-process")
-    solvers = {e: make_solver(e) for e in engines}
+    solvers = {e: make_solver(*parse_solver_id(e)) for e in engines}
     for s in solvers.values():
         warm_up(s)
     rows = []
@@ -392,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         sizes[w] = [len(timed_solve(dp, p, BUDGET).pareto) for p in windows[w]]
     print("front sizes: " + "; ".join(f"w={w}: {sizes[w]}" for w in WINDOWS))
     for section, call in (
-        ("(a)", lambda: dp_part(windows, ["dp", "dp[engine=numpy]"])),
+        ("(a)", lambda: dp_part(windows, ["dp", "dp[reach_bound=false]"])),
         ("(b)", lambda: moo_part(windows, with_nsga2=not args.quick)),
     ):
         try:

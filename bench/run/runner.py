@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench.run.executors import RunError, make_executor
+from schedbench.bench.run.ordering import longest_first
 from schedbench.bench.run.references import ReferenceCache
 from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
 from schedbench.bench.store.records import CellRecord
@@ -176,6 +177,8 @@ def run_suite(
         }
         for c in scells
     ]
+    # Longest-expected cells first, from the latencies already in the store (run/ordering.py).
+    payloads = longest_first(payloads, store.records())
     config = {
         **suite.config(),
         "executor": executor,
