@@ -104,7 +104,10 @@ def run_suite(
     isolate: bool = False,
     show_progress: bool = True,
     only_kind: str | None = None,
+    order: str = "longest-first",
 ) -> RunSummary:
+    if order not in ("longest-first", "plan"):
+        raise RunError(f"order: expected 'longest-first' or 'plan', got {order!r}")
     instances, dcells, scells = plan(suite)
     if only_kind == "decision":
         scells = []
@@ -178,7 +181,8 @@ def run_suite(
         for c in scells
     ]
     # Longest-expected cells first, from the latencies already in the store (run/ordering.py).
-    payloads = longest_first(payloads, store.records())
+    if order == "longest-first":
+        payloads = longest_first(payloads, store.records())
     config = {
         **suite.config(),
         "executor": executor,
