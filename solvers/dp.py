@@ -54,7 +54,7 @@ import numpy as np
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
-from schedbench.solvers._reach import any_in_range, suffix_reach
+from schedbench.solvers._reach import any_in_range, nonzero_words, suffix_reach
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
@@ -591,12 +591,13 @@ def _pair_dp(
     seed_pts = seed_pts[nondominated_mask(seed_pts)]
 
     reach_rows: np.ndarray | None = None
+    reach_counts = np.zeros((0, 0), dtype=np.int32)
     reach_first = reach_last = 0
     if reach:
         # Subset sums of the other resource over the suffixes where few jobs using it remain.
         ordered_other = other[order]
         reach_last = int(np.flatnonzero(ordered_other > 0)[-1]) + 1 if ordered_other.any() else 0
-        row_bytes = (cap_o // 64 + 1) * 8
+        row_bytes = (cap_o // 64 + 1) * 12  # the bitset and its running counts
         jobs = min(_REACH_JOBS, _REACH_BYTES // row_bytes - 1)
         reach_first = max(0, reach_last - max(jobs, 0))
         if jobs < 4:
@@ -650,8 +651,10 @@ def _pair_dp(
         if reach and pos + 1 >= reach_first:
             if reach_rows is None:  # built on first use: small windows never prune
                 reach_rows = suffix_reach(ordered_other[:reach_last], cap_o, reach_first)
+                reach_counts = nonzero_words(reach_rows)
+            row = min(pos + 1, reach_last) - reach_first
             covered |= _unreachable(
-                pair, pos + 1, ua, uo, front, reach_rows[min(pos + 1, reach_last) - reach_first]
+                pair, pos + 1, ua, uo, front, reach_rows[row], reach_counts[row]
             )
         keep = on_front | ~covered
         keys, parent, taken = keys[keep], parent[keep], taken[keep]
@@ -681,6 +684,7 @@ def _unreachable(
     uo: np.ndarray,
     front: np.ndarray,
     row: np.ndarray,
+    counts: np.ndarray,
 ) -> np.ndarray:
     """True for states (dense usage ``ua``, other usage ``uo``) none of whose completions can be
     a new front point, by two necessary conditions that both fail:
@@ -705,7 +709,9 @@ def _unreachable(
         no_beyond = _window_min(pair.least[suffix], width)[lo] > cap_o - uo
     else:
         no_beyond = np.ones(ua.size, dtype=bool)
-    hits = any_in_range(row, (y_min - uo + 1).astype(np.int64), (cap_o - uo).astype(np.int64))
+    hits = any_in_range(
+        row, counts, (y_min - uo + 1).astype(np.int64), (cap_o - uo).astype(np.int64)
+    )
     return no_beyond & ~hits
 
 
