@@ -47,6 +47,7 @@ import time
 import traceback
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make the project root importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -157,7 +158,7 @@ def rss_child(path: str, solver_id: str) -> None:
 def rss_growth_mb(problems: list[SelectionProblem], solver_id: str) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "windows.npz")
-        arrays = {"n": np.array(len(problems))}
+        arrays: dict[str, Any] = {"n": np.array(len(problems))}
         for i, p in enumerate(problems):
             arrays[f"c{i}"], arrays[f"d{i}"] = p.capacities, p.demands
         np.savez(path, **arrays)
@@ -248,17 +249,17 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
     )
     rows = []
     for w in WINDOWS:
-        lat = []
+        wlat: list[float] = []
         for p in windows[w]:
             d = timed_solve(solvers[main_id], weighted(p), BUDGET)
-            lat.append(d.latency_s)
-        med = float(np.median(lat))
+            wlat.append(d.latency_s)
+        med = float(np.median(wlat))
         target = WEIGHTED_TARGET_MS if w == 100 else None
         rows.append(
             [
                 w,
                 fmt_ms(med),
-                fmt_ms(max(lat)),
+                fmt_ms(max(wlat)),
                 (f"<= {target:g}: {'yes' if med * 1e3 <= target else 'no'}" if target else ""),
             ]
         )

@@ -36,10 +36,9 @@ def _seconds(record: CellRecord) -> float | None:
         try:
             start = datetime.fromisoformat(record.started_at)
             end = datetime.fromisoformat(record.finished_at)
-        except ValueError:
-            start = end = None  # an unreadable timestamp: fall back to the latency
-        if start is not None and end is not None:
             return max(0.0, (end - start).total_seconds())
+        except ValueError:
+            pass  # an unreadable timestamp: fall back to the latency
     if record.kind == "decision" and record.latency_s is not None:
         return float(record.latency_s)
     return None
