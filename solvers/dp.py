@@ -54,7 +54,13 @@ import numpy as np
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
-from schedbench.solvers._reach import any_in_range, nonzero_words, suffix_reach
+from schedbench.solvers._reach import (
+    any_in_range,
+    merge_layer,
+    nonzero_words,
+    prune_layer,
+    suffix_reach,
+)
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
@@ -174,18 +180,21 @@ def sparse_dp(
         np.array([limit[r] if r >= 0 else np.inf for r in obj_res]) if objective_is_usage else None
     )
 
+    pair_order = order
+    if reach_bound and objective_is_usage and m == 2 and k == 2:
+        # Jobs asking for both resources first (in the same size order), one-resource jobs
+        # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
+        both = np.all(demands[order] > 0, axis=1)
+        pair_order = np.concatenate([order[both], order[~both]])
     pair = (
-        _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
+        _PairBound.build(demands[pair_order], limit, obj_res)
+        if objective_is_usage and m == 2
+        else None
     )
     if pair is not None and k == 2 and pair.key_base is not None:
-        if reach_bound:
-            # Jobs asking for both resources first (in the same size order), one-resource jobs
-            # last: the reachability bound below bites once few two-resource jobs remain.
-            both = np.all(demands[order] > 0, axis=1)
-            order = np.concatenate([order[both], order[~both]])
-            pair = _PairBound.build(demands[order], limit, obj_res)
-            assert pair is not None  # same jobs, same capacities
-        return _pair_dp(demands, limit, order, pair, clock, max_states, reach=reach_bound)
+        return _pair_dp(demands, limit, pair_order, pair, clock, max_states, reach=reach_bound)
+    if pair is not None and pair_order is not order:
+        pair = _PairBound.build(demands[order], limit, obj_res)
 
     usage = np.zeros((1, k))
     values = np.zeros((1, m))
@@ -603,6 +612,8 @@ def _pair_dp(
         if jobs < 4:
             reach = False
 
+    seed_z = np.ascontiguousarray(seed_pts[:, 0], dtype=np.int64)
+    seed_y = np.ascontiguousarray(seed_pts[:, 1], dtype=np.int64)
     keys = np.zeros(1, dtype=np.int64)
     memo: list[tuple[np.ndarray, np.ndarray]] = []
     status, notes, peak = Status.OPTIMAL, [], 1
@@ -615,6 +626,51 @@ def _pair_dp(
             status = Status.FEASIBLE
             notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
             break
+        if reach:
+            # Compiled layer (issue 17): the same recursion and pruning as below, in two kernels.
+            keys, parent, taken, merged_size = merge_layer(
+                keys,
+                int(dense[job] * base + other[job]),
+                int(dense[job]),
+                int(other[job]),
+                base,
+                cap_a,
+                cap_o,
+            )
+            if keys.size >= prune_from:
+                use_reach = pos + 1 >= reach_first
+                if use_reach and reach_rows is None:  # built on first use
+                    reach_rows = suffix_reach(ordered_other[:reach_last], cap_o, reach_first)
+                    reach_counts = nonzero_words(reach_rows)
+                row = min(pos + 1, reach_last) - reach_first if use_reach else 0
+                z_l = max(int(seed_pts[:, 0].max()), int(keys[-1] // base))
+                # z_L is the largest dense value of the front; the kernel takes the window
+                # minimum of ``least`` over the width beyond it: computed here for an upper
+                # bound of z_L (the largest dense value among states and seeds is on the front).
+                width = cap_a - z_l
+                least_min = (
+                    _window_min(pair.least[pos + 1], width) if width > 0 else pair.least[pos + 1]
+                )
+                keep = prune_layer(
+                    keys,
+                    base,
+                    cap_a,
+                    cap_o,
+                    pair.most[pos + 1],
+                    pair.exact[pos + 1],
+                    least_min,
+                    width,
+                    seed_z,
+                    seed_y,
+                    use_reach,
+                    reach_rows[row] if use_reach and reach_rows is not None else _NO_ROW,
+                    reach_counts[row] if use_reach and reach_rows is not None else _NO_COUNTS,
+                )
+                keys, parent, taken = keys[keep], parent[keep], taken[keep]
+            memo.append((parent, taken))
+            peak = max(peak, merged_size)
+            pace.done(merged_size)
+            continue
         ua, uo = np.divmod(keys, base)
         fit = np.flatnonzero((ua + dense[job] <= cap_a) & (uo + other[job] <= cap_o))
         merged = np.concatenate([keys, keys[fit] + (dense[job] * base + other[job])])
@@ -670,11 +726,13 @@ def _pair_dp(
 
 
 #: The reachability bound keeps bitsets for the suffixes with at most this many jobs using the
-#: second resource (cap / 8 bytes each: 48 rows at 1.5 PB free are 9 MB); with more remaining,
+#: second resource (cap / 8 bytes each, and running counts: 28 rows at 1.5 PB free are 8 MB); with more remaining,
 #: their subset sums cover every range the bound asks about and it never bites.
-_REACH_JOBS = 48
+_REACH_JOBS = 28
 #: ... and at most this many bytes of bitsets (fewer suffixes when the capacity is larger).
 _REACH_BYTES = 16_000_000
+_NO_ROW = np.zeros(1, dtype=np.uint64)
+_NO_COUNTS = np.zeros(2, dtype=np.int32)
 
 
 def _unreachable(
