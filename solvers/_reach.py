@@ -1,11 +1,14 @@
-"""Subset-sum reachability bitsets for ``dp``'s completion bound (issue 17).
+"""Compiled kernels of ``dp``'s two-resource DP (issue 17).
 
-``suffix_reach(values, cap, first)`` returns, for every suffix i >= ``first`` of a job order, the
-set of sums <= ``cap`` that a subset of ``values[i:]`` can make, as a bitset (one row of uint64
-words per suffix, bit s of a row set iff s is reachable). ``any_in_range(row, counts, lo, hi)`` answers,
-for each state, whether some reachable sum lies in [lo_j, hi_j]. Both are numba kernels
-(``cache=True``): a row is one shift-or per job; a query reads the two end words and one difference of
-running counts of nonzero words (``nonzero_words``).
+* ``suffix_reach(values, cap, first)``: for every suffix i >= ``first`` of a job order, the set
+  of sums <= ``cap`` that a subset of ``values[i:]`` can make, as a bitset (one row of uint64
+  words per suffix, bit s set iff s is reachable); one shift-or per job.
+* ``nonzero_words(rows)``: running counts of nonzero words, so that "is a bit set in [lo, hi]"
+  reads the two end words and one difference.
+* ``merge_layer``: one layer of the recursion on sorted integer state keys.
+* ``prune_layer``: the pruning of a layer (dominance, completion bound, reachability bound).
+
+All are ``@njit(cache=True)``; ``dp._pair_dp`` calls them (``reach_bound=True``).
 """
 
 from __future__ import annotations
@@ -50,41 +53,6 @@ def nonzero_words(rows: np.ndarray) -> np.ndarray:  # pragma: no cover
     for r in range(rows.shape[0]):
         for k in range(rows.shape[1]):
             out[r, k + 1] = out[r, k] + (1 if rows[r, k] else 0)
-    return out
-
-
-@njit(cache=True)
-def any_in_range(
-    row: np.ndarray, counts: np.ndarray, lo: np.ndarray, hi: np.ndarray
-) -> np.ndarray:  # pragma: no cover
-    """For each j, whether a bit of ``row`` in [lo_j, hi_j] is set; ``counts`` is the row's
-    ``nonzero_words``, so the words strictly inside a range cost one subtraction."""
-    n = lo.size
-    out = np.zeros(n, dtype=np.bool_)
-    top = row.size * 64 - 1
-    full = ~np.uint64(0)
-    for j in range(n):
-        a = max(lo[j], 0)
-        b = min(hi[j], top)
-        if a > b:
-            continue
-        wa, wb = a // 64, b // 64
-        first = row[wa] & (full << np.uint64(a % 64))
-        if wa == wb:
-            if b % 64 != 63:
-                first &= (np.uint64(1) << np.uint64(b % 64 + 1)) - np.uint64(1)
-            out[j] = first != 0
-            continue
-        if first:
-            out[j] = True
-            continue
-        if counts[wb] - counts[wa + 1] > 0:
-            out[j] = True
-            continue
-        last = row[wb]
-        if b % 64 != 63:
-            last &= (np.uint64(1) << np.uint64(b % 64 + 1)) - np.uint64(1)
-        out[j] = last != 0
     return out
 
 
@@ -141,7 +109,7 @@ def prune_layer(
 ) -> np.ndarray:  # pragma: no cover
     """Which states of a layer (sorted keys) ``dp`` keeps: the pruning of ``_pair_dp`` in one
     pass — same-dense dominance, the front of the states and seeds, the completion bound
-    (``_PairBound.covered``) and the reachability bound (``_unreachable``); see there for why
+    (``_PairBound.covered``) and the reachability bound (``dp._reach_bound_note``); see there for why
     each is exact. ``most`` / ``exact`` are the suffix's prefix-maximum and exact tables,
     ``least_min[x]`` the minimum of the suffix's ``least`` over [x, x + width) (``width`` =
     cap_a − z_L, the front's largest dense value z_L known to the caller only through it: the

@@ -55,7 +55,6 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers._reach import (
-    any_in_range,
     merge_layer,
     nonzero_words,
     prune_layer,
@@ -704,14 +703,6 @@ def _pair_dp(
         covered = pair.covered(
             pos + 1, ua, uo.astype(np.float64), front[:, 0], front[:, 1].astype(np.float64)
         )
-        if reach and pos + 1 >= reach_first:
-            if reach_rows is None:  # built on first use: small windows never prune
-                reach_rows = suffix_reach(ordered_other[:reach_last], cap_o, reach_first)
-                reach_counts = nonzero_words(reach_rows)
-            row = min(pos + 1, reach_last) - reach_first
-            covered |= _unreachable(
-                pair, pos + 1, ua, uo, front, reach_rows[row], reach_counts[row]
-            )
         keep = on_front | ~covered
         keys, parent, taken = keys[keep], parent[keep], taken[keep]
         memo.append((parent, taken))
@@ -735,42 +726,23 @@ _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
 
 
-def _unreachable(
-    pair: _PairBound,
-    suffix: int,
-    ua: np.ndarray,
-    uo: np.ndarray,
-    front: np.ndarray,
-    row: np.ndarray,
-    counts: np.ndarray,
-) -> np.ndarray:
-    """True for states (dense usage ``ua``, other usage ``uo``) none of whose completions can be
-    a new front point, by two necessary conditions that both fail:
+def _reach_bound_note() -> None:
+    """The reachability bound (issue 17), applied by ``_reach.prune_layer``.
+
+    A state (dense usage a, other usage b) is dropped when none of its completions can be a new
+    front point, by two necessary conditions that both fail:
 
     * a completion ending beyond the front's largest dense value z_L: some dense increment x with
-      ua + x in (z_L, cap_n] whose least other-resource sum still fits (``_PairBound.least``);
+      a + x in (z_L, cap_n] whose least other-resource sum still fits (``_PairBound.least``);
     * a completion whose other-resource total exceeds the front's smallest, y_min: some subset
-      sum s of the remaining jobs' other demands with uo + s in (y_min, cap_o] (``row``, the
-      suffix's reachable sums).
+      sum s of the remaining jobs' other demands with b + s in (y_min, cap_o] (the suffix's
+      reachable sums, ``_reach.suffix_reach``).
 
     A point ending at dense value <= z_L and other value <= y_min is weakly dominated by the
     front point (z_L, y_min) (on a front, the largest dense value has the smallest other
-    value). So a state failing both
-    has every completion weakly dominated by the front (exactness as in ``_within_bound``).
+    value). So a state failing both has every completion weakly dominated by the front; front
+    states are never dropped (exactness as in ``_within_bound``).
     """
-    cap_n, cap_o = pair.cap_n, int(np.floor(pair.cap_b))
-    z_l = int(front[:, 0].max())
-    y_min = int(front[:, 1].min())
-    width = cap_n - z_l
-    if width > 0:
-        lo = np.clip(z_l - ua + 1, 0, cap_n)
-        no_beyond = _window_min(pair.least[suffix], width)[lo] > cap_o - uo
-    else:
-        no_beyond = np.ones(ua.size, dtype=bool)
-    hits = any_in_range(
-        row, counts, (y_min - uo + 1).astype(np.int64), (cap_o - uo).astype(np.int64)
-    )
-    return no_beyond & ~hits
 
 
 def _front_of_sorted(other: np.ndarray) -> np.ndarray:
