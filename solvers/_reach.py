@@ -57,6 +57,22 @@ def nonzero_words(rows: np.ndarray) -> np.ndarray:  # pragma: no cover
 
 
 @njit(cache=True)
+def _sparse_max(values: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Sparse table: ``out[j, i]`` = max(values[i : i + 2^j]) (windows inside the array)."""
+    n = values.size
+    levels = 1
+    while (1 << levels) <= n:
+        levels += 1
+    out = np.empty((levels, n), dtype=np.float64)
+    out[0] = values
+    for j in range(1, levels):
+        half = 1 << (j - 1)
+        for i in range(n - (1 << j) + 1):
+            out[j, i] = max(out[j - 1, i], out[j - 1, i + half])
+    return out
+
+
+@njit(cache=True)
 def merge_layer(
     keys: np.ndarray, add: int, dense: int, other: int, base: int, cap_a: int, cap_o: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:  # pragma: no cover
@@ -166,6 +182,8 @@ def prune_layer(
     y_min = fy[f - 1]
     full = ~np.uint64(0)
     nbits = row.size * 64 - 1
+    built = False
+    table = np.empty((1, 1), dtype=np.float64)
     for i in range(n):
         if not keep[i] or on_front[i]:
             continue
@@ -211,11 +229,16 @@ def prune_layer(
                     covered = False
                     break
             else:
-                for x in range(lo, hi + 1):
-                    if b + exact[x] > fy[k]:
-                        covered = False
-                        break
-                if not covered:
+                if not built:
+                    table = _sparse_max(exact)
+                    built = True
+                lev = 0
+                while (2 << lev) <= hi - lo + 1:
+                    lev += 1
+                span = 1 << lev
+                top_max = max(table[lev, lo], table[lev, hi - span + 1])
+                if b + top_max > fy[k]:
+                    covered = False
                     break
         if covered:
             keep[i] = False

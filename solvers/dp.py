@@ -191,7 +191,23 @@ def sparse_dp(
         else None
     )
     if pair is not None and k == 2 and pair.key_base is not None:
-        return _pair_dp(demands, limit, pair_order, pair, clock, max_states, reach=reach_bound)
+        extra: list[list[int]] = []
+        if reach_bound and w >= _BEAM_FROM:
+            # A beam pass first (at most _BEAM states per layer): a near-exact front, fast,
+            # whose selections seed the exact pass's incumbent so that its bounds bite early.
+            extra = _pair_dp(
+                demands, limit, pair_order, pair, clock, max_states, reach=True, beam=_BEAM
+            ).selections
+        return _pair_dp(
+            demands,
+            limit,
+            pair_order,
+            pair,
+            clock,
+            max_states,
+            reach=reach_bound,
+            extra_seeds=extra,
+        )
     if pair is not None and pair_order is not order:
         pair = _PairBound.build(demands[order], limit, obj_res)
 
@@ -572,6 +588,8 @@ def _pair_dp(
     prune_from: int = 256,
     *,
     reach: bool = False,
+    beam: int = 0,
+    extra_seeds: list[list[int]] | None = None,
 ) -> _Result:
     """``sparse_dp`` for two integral resources whose demands are the two objectives.
 
@@ -593,6 +611,7 @@ def _pair_dp(
     other = demands[:, o].astype(np.int64)
 
     seeds = _greedy_selections(demands[:, [a, o]], np.array([cap_a, cap_o], dtype=np.float64))
+    seeds += extra_seeds or []
     seed_pts = np.array([[dense[s].sum(), other[s].sum()] for s in seeds], dtype=np.int64).reshape(
         -1, 2
     )
@@ -666,6 +685,11 @@ def _pair_dp(
                     reach_counts[row] if use_reach and reach_rows is not None else _NO_COUNTS,
                 )
                 keys, parent, taken = keys[keep], parent[keep], taken[keep]
+                if beam and keys.size > beam:
+                    # Heuristic pass only: keep the states that use the most (normalised).
+                    score = (keys // base) / max(cap_a, 1) + (keys % base) / max(cap_o, 1)
+                    top = np.sort(np.argpartition(-score, beam)[:beam])
+                    keys, parent, taken = keys[top], parent[top], taken[top]
             memo.append((parent, taken))
             peak = max(peak, merged_size)
             pace.done(merged_size)
@@ -722,6 +746,9 @@ def _pair_dp(
 _REACH_JOBS = 28
 #: ... and at most this many bytes of bitsets (fewer suffixes when the capacity is larger).
 _REACH_BYTES = 16_000_000
+#: The beam pass that seeds the exact one (``sparse_dp``): from this many jobs, this many states.
+_BEAM_FROM = 64
+_BEAM = 4096
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
 
