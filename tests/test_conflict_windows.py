@@ -116,3 +116,25 @@ def test_dp_reach_bound_agrees_with_the_earlier_pruning_at_w50():
             assert decision.status == Status.OPTIMAL
             fronts.append({p.objectives for p in decision.pareto})
         assert fronts[0] == fronts[1]
+
+
+def test_beam_seeded_dp_is_exact_against_exhaustive(prune_always, monkeypatch):
+    """The beam pass (normally from 64 jobs) forced on small windows with a tiny beam: its
+    selections only seed the incumbent, so the exact pass's front must not change."""
+    from schedbench.solvers import dp as dp_module
+
+    monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
+    monkeypatch.setattr(dp_module, "_BEAM", 4)
+    for w, seed in [(12, 7), (16, 8), (20, 9), (20, 10)]:
+        problem = cw.conflict_candidate(w, seed)
+        assert dp_front(problem) == exhaustive_front(problem), (w, seed)
+
+
+def test_dp_with_beam_agrees_with_the_earlier_pruning_at_w100():
+    for problem in [cw.conflict_candidate(100, s) for s in (7, 9)]:
+        fronts = []
+        for reach_bound in (True, False):
+            decision = timed_solve(DPSolver(reach_bound=reach_bound), problem, BUDGET)
+            assert decision.status == Status.OPTIMAL
+            fronts.append({p.objectives for p in decision.pareto})
+        assert fronts[0] == fronts[1]
