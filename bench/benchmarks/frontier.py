@@ -365,7 +365,8 @@ def moo_part(windows: dict[int, list[SelectionProblem]], with_nsga2: bool) -> No
             ok = igd <= 0.5 * n_igd
             line += (
                 f"; median IGD+ {igd:.3g} vs NSGA-II {n_igd:.3g} "
-                f"({'inf' if n_igd == 0 else f'{igd / n_igd:.2f}x'}; target <= 0.5x: "
+                f"({'both 0' if n_igd == 0 == igd else 'inf' if n_igd == 0 else f'{igd / n_igd:.2f}x'}"
+                f"; target <= 0.5x: "
                 f"{'yes' if ok else 'no'})"
             )
         lines.append(line)
