@@ -25,6 +25,18 @@ back exactly as Cerberus does. Two exact prunings keep the state set small:
 Jobs are processed largest first (by demand normalised by capacity) so the remaining bound
 tightens early.
 
+Two-resource fronts (issue 17, ``reach_bound=True``, the default): when the two objectives are
+the demands of the two resources (BBSched), jobs using both resources go first and one-resource
+jobs last, and a third exact pruning drops states that can reach neither beyond the front's
+largest dense value nor above its smallest other value (subset-sum bitsets of the remaining jobs'
+other demands; ``_reach_bound_note``). The layers run in numba kernels (``solvers/_reach.py``).
+From 64 jobs, a beam pass (at most 4,096 states per layer, the ones using the most) runs first:
+its selections only seed the exact pass's incumbent front, so that the bounds bite early; the
+answer is the exact pass's. On conflict-rich Theta-like windows (``instances.conflict_windows``)
+the fronts hug the corner (both resources filled to within a few nodes and GB), and the state
+set can still blow up at w = 200 (``bench/benchmarks/frontier.py`` measures it; ``max_states``
+then ends the run with status ``feasible``). ``reach_bound=False`` is the earlier pruning.
+
 When it is exact
 ----------------
 Always, in the units it is given: for any K resources and M objectives, M = 1 (the optimum) and
