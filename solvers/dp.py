@@ -105,6 +105,28 @@ class DPSolver(BaseSolver):
             "an integer >= 1",
         )
 
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the two-resource kernels; untimed."""
+        rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
+        counts = nonzero_words(rows)
+        keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
+        table = np.zeros(5, dtype=np.float64)
+        prune_layer(
+            keys,
+            17,
+            4,
+            16,
+            table,
+            table,
+            table,
+            2,
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            True,
+            rows[0],
+            counts[0],
+        )
+
     @property
     def coarse(self) -> bool:
         return self.unit_nodes != 1 or self.unit_bb != 1
@@ -125,15 +147,38 @@ class DPSolver(BaseSolver):
         else:
             demands = problem.demands
             limit = problem.capacities + capacity_slack(problem.capacities)
-        result = sparse_dp(
-            demands,
-            limit,
-            problem.objectives,
-            objective_resource=None if self.coarse else problem.objective_resource,
-            clock=clock,
-            max_states=self.max_states,
-            reach_bound=self.reach_bound,
-        )
+        weights = None if self.coarse or not self.reach_bound else _usage_weights(problem)
+        if weights is not None:
+            # One objective, a non-negative combination of the two demands: its optimum is a
+            # point of the two-resource front, which the pair DP computes (issue 17).
+            result = sparse_dp(
+                demands,
+                limit,
+                demands.T.copy(),
+                objective_resource=(0, 1),
+                clock=clock,
+                max_states=self.max_states,
+                reach_bound=True,
+            )
+            value = [float(problem.objectives[0][s].sum()) for s in result.selections]
+            if value:
+                best = max(value)
+                result.selections = [
+                    s
+                    for s, v in zip(result.selections, value, strict=True)
+                    if v >= best - 1e-9 * max(1.0, abs(best))
+                ]
+                result.trace = [(clock.elapsed(), [best])]
+        else:
+            result = sparse_dp(
+                demands,
+                limit,
+                problem.objectives,
+                objective_resource=None if self.coarse else problem.objective_resource,
+                clock=clock,
+                max_states=self.max_states,
+                reach_bound=self.reach_bound,
+            )
         notes = list(result.notes)
         status = result.status
         if self.coarse:
@@ -147,6 +192,21 @@ class DPSolver(BaseSolver):
         return Answer(
             status, result.selections, trace=result.trace, stats=result.stats, notes=notes
         )
+
+
+def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
+    """(c0, c1) >= 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
+    two integral resources and is not itself one resource's demand; else None."""
+    if problem.M != 1 or problem.K != 2 or problem.objective_resource not in ((), (-1,)):
+        return None
+    d = problem.demands
+    if d.shape[0] < 2 or not np.all(np.mod(d, 1) == 0):
+        return None
+    obj = problem.objectives[0]
+    c, *_ = np.linalg.lstsq(d, obj, rcond=None)
+    if np.any(c < 0) or not np.allclose(d @ c, obj, rtol=1e-9, atol=1e-12):
+        return None
+    return c
 
 
 @dataclass(slots=True)

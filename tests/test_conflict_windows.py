@@ -138,3 +138,31 @@ def test_dp_with_beam_agrees_with_the_earlier_pruning_at_w100():
             assert decision.status == Status.OPTIMAL
             fronts.append({p.objectives for p in decision.pareto})
         assert fronts[0] == fronts[1]
+
+
+def weighted(problem, c=(1 / 4392, 1 / 2_160_000)):
+    from schedbench.simcore.kinds.selection.problem import SelectionProblem
+
+    return SelectionProblem(
+        capacities=problem.capacities,
+        demands=problem.demands,
+        resources=problem.resources,
+        objectives=[problem.demands @ np.asarray(c)],
+    )
+
+
+@pytest.mark.parametrize("c", [(1 / 4392, 1 / 2_160_000), (1.0, 0.0), (3.0, 1.0)])
+def test_weighted_single_objective_through_the_front_is_exact(c):
+    """One objective c · demands (c >= 0): dp answers it from the two-resource front; the
+    optimum must equal exhaustive's (small w) and the generic DP's (reach_bound=False, w=50)."""
+    for w, seed in [(12, 0), (16, 1), (20, 2)]:
+        problem = weighted(cw.conflict_candidate(w, seed), c)
+        a = timed_solve(DPSolver(), problem, BUDGET)
+        b = timed_solve(ExhaustiveSolver(), problem, BUDGET)
+        assert a.status == b.status == Status.OPTIMAL
+        assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12)
+    problem = weighted(cw.conflict_candidate(50, 3), c)
+    a = timed_solve(DPSolver(), problem, BUDGET)
+    b = timed_solve(DPSolver(reach_bound=False), problem, BUDGET)
+    assert a.status == b.status == Status.OPTIMAL
+    assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12)
