@@ -36,6 +36,10 @@ answer is the exact pass's. On conflict-rich Theta-like windows (``instances.con
 the fronts hug the corner (both resources filled to within a few nodes and GB), and the state
 set can still blow up at w = 200 (``bench/benchmarks/frontier.py`` measures it; ``max_states``
 then ends the run with status ``feasible``). ``reach_bound=False`` is the earlier pruning.
+One objective that is a non-negative combination c0 · demand0 + c1 · demand1 of two integral
+resources (a weighted BBSched window) is answered from that front: with c >= 0 every feasible
+usage is weakly dominated by a front point of no smaller value, so the best front point is
+optimal.
 
 When it is exact
 ----------------
