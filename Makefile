@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 
-.PHONY: run table simulate suites test test-fast browser figures test-slow test-deep bench bench-sim bench-pytest lint typecheck lock clean
+.PHONY: run table simulate suites test test-fast browser figures test-slow test-deep bench bench-sim bench-frontier bench-pytest lint typecheck lock clean
 
 # PIP_CONSTRAINT (not -c) so that the pins also hold inside pip's isolated build environment
 # (setuptools, wheel), not only for the packages installed into the venv.
@@ -66,6 +66,11 @@ bench: $(STAMP)
 
 bench-sim: $(STAMP)
 	$(BIN)/python bench/benchmarks/sim_speed.py
+
+# Issue 17's performance frontier: dp and moo on conflict-rich windows, suite cell ordering.
+bench-frontier: $(STAMP)
+	$(BIN)/python bench/benchmarks/frontier.py
+	$(BIN)/python bench/benchmarks/suite_order.py
 
 # The long suites (outside the test pass): decision quality on windows, knapsack classics,
 # BBSched closed-loop reproduction (two workers: simulations, latency not the point there).

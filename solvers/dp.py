@@ -25,6 +25,22 @@ back exactly as Cerberus does. Two exact prunings keep the state set small:
 Jobs are processed largest first (by demand normalised by capacity) so the remaining bound
 tightens early.
 
+Two-resource fronts (issue 17, ``reach_bound=True``, the default): when the two objectives are
+the demands of the two resources (BBSched), jobs using both resources go first and one-resource
+jobs last, and a third exact pruning drops states that can reach neither beyond the front's
+largest dense value nor above its smallest other value (subset-sum bitsets of the remaining jobs'
+other demands; ``_reach_bound_note``). The layers run in numba kernels (``solvers/_reach.py``).
+From 64 jobs, a beam pass (at most 4,096 states per layer, the ones using the most) runs first:
+its selections only seed the exact pass's incumbent front, so that the bounds bite early; the
+answer is the exact pass's. On conflict-rich Theta-like windows (``instances.conflict_windows``)
+the fronts hug the corner (both resources filled to within a few nodes and GB), and the state
+set can still blow up at w = 200 (``bench/benchmarks/frontier.py`` measures it; ``max_states``
+then ends the run with status ``feasible``). ``reach_bound=False`` is the earlier pruning.
+One objective that is a non-negative combination c0 · demand0 + c1 · demand1 of two integral
+resources (a weighted BBSched window) is answered from that front: with c >= 0 every feasible
+usage is weakly dominated by a front point of no smaller value, so the best front point is
+optimal.
+
 When it is exact
 ----------------
 Always, in the units it is given: for any K resources and M objectives, M = 1 (the optimum) and
@@ -54,6 +70,12 @@ import numpy as np
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
+from schedbench.solvers._reach import (
+    merge_layer,
+    nonzero_words,
+    prune_layer,
+    suffix_reach,
+)
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 
 
@@ -62,6 +84,11 @@ class DPSolver(BaseSolver):
     unit_nodes: float = param(1.0, "coarse unit for resource 0 (Cerberus: 512 nodes); 1 = exact")
     unit_bb: float = param(1.0, "coarse unit for resource 1 (Cerberus: 100 GB); 1 = exact")
     max_states: int = param(2_000_000, "stop (status feasible) if the state set grows past this")
+    reach_bound: bool = param(
+        True,
+        "two-resource fronts: jobs using both resources first, and prune states that can reach "
+        "no new front point by subset-sum reachability (issue 17); False = the earlier pruning",
+    )
 
     name = "dp"
     summary = (
@@ -80,6 +107,28 @@ class DPSolver(BaseSolver):
             isinstance(self.max_states, int) and self.max_states >= 1,
             "max_states",
             "an integer >= 1",
+        )
+
+    def warm_up(self) -> None:
+        """Compile (or load from numba's cache) the two-resource kernels; untimed."""
+        rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
+        counts = nonzero_words(rows)
+        keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
+        table = np.zeros(5, dtype=np.float64)
+        prune_layer(
+            keys,
+            17,
+            4,
+            16,
+            table,
+            table,
+            table,
+            2,
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+            True,
+            rows[0],
+            counts[0],
         )
 
     @property
@@ -102,14 +151,38 @@ class DPSolver(BaseSolver):
         else:
             demands = problem.demands
             limit = problem.capacities + capacity_slack(problem.capacities)
-        result = sparse_dp(
-            demands,
-            limit,
-            problem.objectives,
-            objective_resource=None if self.coarse else problem.objective_resource,
-            clock=clock,
-            max_states=self.max_states,
-        )
+        weights = None if self.coarse or not self.reach_bound else _usage_weights(problem)
+        if weights is not None:
+            # One objective, a non-negative combination of the two demands: its optimum is a
+            # point of the two-resource front, which the pair DP computes (issue 17).
+            result = sparse_dp(
+                demands,
+                limit,
+                demands.T.copy(),
+                objective_resource=(0, 1),
+                clock=clock,
+                max_states=self.max_states,
+                reach_bound=True,
+            )
+            value = [float(problem.objectives[0][s].sum()) for s in result.selections]
+            if value:
+                best = max(value)
+                result.selections = [
+                    s
+                    for s, v in zip(result.selections, value, strict=True)
+                    if v >= best - 1e-9 * max(1.0, abs(best))
+                ]
+                result.trace = [(clock.elapsed(), [best])]
+        else:
+            result = sparse_dp(
+                demands,
+                limit,
+                problem.objectives,
+                objective_resource=None if self.coarse else problem.objective_resource,
+                clock=clock,
+                max_states=self.max_states,
+                reach_bound=self.reach_bound,
+            )
         notes = list(result.notes)
         status = result.status
         if self.coarse:
@@ -123,6 +196,21 @@ class DPSolver(BaseSolver):
         return Answer(
             status, result.selections, trace=result.trace, stats=result.stats, notes=notes
         )
+
+
+def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
+    """(c0, c1) >= 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
+    two integral resources and is not itself one resource's demand; else None."""
+    if problem.M != 1 or problem.K != 2 or problem.objective_resource not in ((), (-1,)):
+        return None
+    d = problem.demands
+    if d.shape[0] < 2 or not np.all(np.mod(d, 1) == 0):
+        return None
+    obj = problem.objectives[0]
+    c, *_ = np.linalg.lstsq(d, obj, rcond=None)
+    if np.any(c < 0) or not np.allclose(d @ c, obj, rtol=1e-9, atol=1e-12):
+        return None
+    return c
 
 
 @dataclass(slots=True)
@@ -142,6 +230,7 @@ def sparse_dp(
     objective_resource: tuple[int, ...] | None,
     clock: Clock,
     max_states: int,
+    reach_bound: bool = True,
 ) -> _Result:
     """The sparse Cerberus recursion with dominance and bound pruning (see module docstring).
 
@@ -166,11 +255,37 @@ def sparse_dp(
         np.array([limit[r] if r >= 0 else np.inf for r in obj_res]) if objective_is_usage else None
     )
 
+    pair_order = order
+    if reach_bound and objective_is_usage and m == 2 and k == 2:
+        # Jobs asking for both resources first (in the same size order), one-resource jobs
+        # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
+        both = np.all(demands[order] > 0, axis=1)
+        pair_order = np.concatenate([order[both], order[~both]])
     pair = (
-        _PairBound.build(demands[order], limit, obj_res) if objective_is_usage and m == 2 else None
+        _PairBound.build(demands[pair_order], limit, obj_res)
+        if objective_is_usage and m == 2
+        else None
     )
     if pair is not None and k == 2 and pair.key_base is not None:
-        return _pair_dp(demands, limit, order, pair, clock, max_states)
+        extra: list[list[int]] = []
+        if reach_bound and w >= _BEAM_FROM:
+            # A beam pass first (at most _BEAM states per layer): a near-exact front, fast,
+            # whose selections seed the exact pass's incumbent so that its bounds bite early.
+            extra = _pair_dp(
+                demands, limit, pair_order, pair, clock, max_states, reach=True, beam=_BEAM
+            ).selections
+        return _pair_dp(
+            demands,
+            limit,
+            pair_order,
+            pair,
+            clock,
+            max_states,
+            reach=reach_bound,
+            extra_seeds=extra,
+        )
+    if pair is not None and pair_order is not order:
+        pair = _PairBound.build(demands[order], limit, obj_res)
 
     usage = np.zeros((1, k))
     values = np.zeros((1, m))
@@ -547,6 +662,10 @@ def _pair_dp(
     clock: Clock,
     max_states: int,
     prune_from: int = 256,
+    *,
+    reach: bool = False,
+    beam: int = 0,
+    extra_seeds: list[list[int]] | None = None,
 ) -> _Result:
     """``sparse_dp`` for two integral resources whose demands are the two objectives.
 
@@ -568,11 +687,27 @@ def _pair_dp(
     other = demands[:, o].astype(np.int64)
 
     seeds = _greedy_selections(demands[:, [a, o]], np.array([cap_a, cap_o], dtype=np.float64))
+    seeds += extra_seeds or []
     seed_pts = np.array([[dense[s].sum(), other[s].sum()] for s in seeds], dtype=np.int64).reshape(
         -1, 2
     )
     seed_pts = seed_pts[nondominated_mask(seed_pts)]
 
+    reach_rows: np.ndarray | None = None
+    reach_counts = np.zeros((0, 0), dtype=np.int32)
+    reach_first = reach_last = 0
+    if reach:
+        # Subset sums of the other resource over the suffixes where few jobs using it remain.
+        ordered_other = other[order]
+        reach_last = int(np.flatnonzero(ordered_other > 0)[-1]) + 1 if ordered_other.any() else 0
+        row_bytes = (cap_o // 64 + 1) * 12  # the bitset and its running counts
+        jobs = min(_REACH_JOBS, _REACH_BYTES // row_bytes - 1)
+        reach_first = max(0, reach_last - max(jobs, 0))
+        if jobs < 4:
+            reach = False
+
+    seed_z = np.ascontiguousarray(seed_pts[:, 0], dtype=np.int64)
+    seed_y = np.ascontiguousarray(seed_pts[:, 1], dtype=np.int64)
     keys = np.zeros(1, dtype=np.int64)
     memo: list[tuple[np.ndarray, np.ndarray]] = []
     status, notes, peak = Status.OPTIMAL, [], 1
@@ -585,6 +720,56 @@ def _pair_dp(
             status = Status.FEASIBLE
             notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
             break
+        if reach:
+            # Compiled layer (issue 17): the same recursion and pruning as below, in two kernels.
+            keys, parent, taken, merged_size = merge_layer(
+                keys,
+                int(dense[job] * base + other[job]),
+                int(dense[job]),
+                int(other[job]),
+                base,
+                cap_a,
+                cap_o,
+            )
+            if keys.size >= prune_from:
+                use_reach = pos + 1 >= reach_first
+                if use_reach and reach_rows is None:  # built on first use
+                    reach_rows = suffix_reach(ordered_other[:reach_last], cap_o, reach_first)
+                    reach_counts = nonzero_words(reach_rows)
+                row = min(pos + 1, reach_last) - reach_first if use_reach else 0
+                z_l = max(int(seed_pts[:, 0].max()), int(keys[-1] // base))
+                # z_L is the largest dense value of the front; the kernel takes the window
+                # minimum of ``least`` over the width beyond it: computed here for an upper
+                # bound of z_L (the largest dense value among states and seeds is on the front).
+                width = cap_a - z_l
+                least_min = (
+                    _window_min(pair.least[pos + 1], width) if width > 0 else pair.least[pos + 1]
+                )
+                keep = prune_layer(
+                    keys,
+                    base,
+                    cap_a,
+                    cap_o,
+                    pair.most[pos + 1],
+                    pair.exact[pos + 1],
+                    least_min,
+                    width,
+                    seed_z,
+                    seed_y,
+                    use_reach,
+                    reach_rows[row] if use_reach and reach_rows is not None else _NO_ROW,
+                    reach_counts[row] if use_reach and reach_rows is not None else _NO_COUNTS,
+                )
+                keys, parent, taken = keys[keep], parent[keep], taken[keep]
+                if beam and keys.size > beam:
+                    # Heuristic pass only: keep the states that use the most (normalised).
+                    score = (keys // base) / max(cap_a, 1) + (keys % base) / max(cap_o, 1)
+                    top = np.sort(np.argpartition(-score, beam)[:beam])
+                    keys, parent, taken = keys[top], parent[top], taken[top]
+            memo.append((parent, taken))
+            peak = max(peak, merged_size)
+            pace.done(merged_size)
+            continue
         ua, uo = np.divmod(keys, base)
         fit = np.flatnonzero((ua + dense[job] <= cap_a) & (uo + other[job] <= cap_o))
         merged = np.concatenate([keys, keys[fit] + (dense[job] * base + other[job])])
@@ -629,6 +814,38 @@ def _pair_dp(
     selections += [sorted(int(j) for j in s) for s in seeds]
     stats = {"states_peak": int(peak), "states_final": int(keys.size), "jobs_processed": len(memo)}
     return _Result(status, selections, [], stats, notes)
+
+
+#: The reachability bound keeps bitsets for the suffixes with at most this many jobs using the
+#: second resource (cap / 8 bytes each, and running counts: 28 rows at 1.5 PB free are 8 MB); with more remaining,
+#: their subset sums cover every range the bound asks about and it never bites.
+_REACH_JOBS = 28
+#: ... and at most this many bytes of bitsets (fewer suffixes when the capacity is larger).
+_REACH_BYTES = 16_000_000
+#: The beam pass that seeds the exact one (``sparse_dp``): from this many jobs, this many states.
+_BEAM_FROM = 64
+_BEAM = 4096
+_NO_ROW = np.zeros(1, dtype=np.uint64)
+_NO_COUNTS = np.zeros(2, dtype=np.int32)
+
+
+def _reach_bound_note() -> None:
+    """The reachability bound (issue 17), applied by ``_reach.prune_layer``.
+
+    A state (dense usage a, other usage b) is dropped when none of its completions can be a new
+    front point, by two necessary conditions that both fail:
+
+    * a completion ending beyond the front's largest dense value z_L: some dense increment x with
+      a + x in (z_L, cap_n] whose least other-resource sum still fits (``_PairBound.least``);
+    * a completion whose other-resource total exceeds the front's smallest, y_min: some subset
+      sum s of the remaining jobs' other demands with b + s in (y_min, cap_o] (the suffix's
+      reachable sums, ``_reach.suffix_reach``).
+
+    A point ending at dense value <= z_L and other value <= y_min is weakly dominated by the
+    front point (z_L, y_min) (on a front, the largest dense value has the smallest other
+    value). So a state failing both has every completion weakly dominated by the front; front
+    states are never dropped (exactness as in ``_within_bound``).
+    """
 
 
 def _front_of_sorted(other: np.ndarray) -> np.ndarray:

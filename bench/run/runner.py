@@ -31,6 +31,7 @@ from typing import Any
 
 from schedbench.bench.progress import progress
 from schedbench.bench.run.executors import RunError, make_executor
+from schedbench.bench.run.ordering import longest_first
 from schedbench.bench.run.references import ReferenceCache
 from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
 from schedbench.bench.store.records import CellRecord
@@ -103,7 +104,10 @@ def run_suite(
     isolate: bool = False,
     show_progress: bool = True,
     only_kind: str | None = None,
+    order: str = "longest-first",
 ) -> RunSummary:
+    if order not in ("longest-first", "plan"):
+        raise RunError(f"order: expected 'longest-first' or 'plan', got {order!r}")
     instances, dcells, scells = plan(suite)
     if only_kind == "decision":
         scells = []
@@ -175,6 +179,9 @@ def run_suite(
         }
         for c in scells
     ]
+    # Longest-expected cells first, from the latencies already in the store (run/ordering.py).
+    if order == "longest-first":
+        payloads = longest_first(payloads, store.records())
     config = {
         **suite.config(),
         "executor": executor,

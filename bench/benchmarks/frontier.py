@@ -1,0 +1,419 @@
+"""Performance frontier (issue 17): ``dp`` and ``moo`` on conflict-rich Theta-like windows.
+
+Usage::
+
+    python bench/benchmarks/frontier.py            # full: 10 windows per w, NSGA-II anchor
+    python bench/benchmarks/frontier.py --quick    # 4 windows per w, no NSGA-II
+
+The windows are ``instances.conflict_windows`` (the issue's recipe: Theta, 4,392 nodes and
+2.16 PB, node counts 70 % from {128, ..., 4392}, BB for a per-window share of 50-75 % of the jobs
+uniform in [1000, 285000] GB, 30-70 % free, exact front >= 3 points), seeds 0, w = 20, 50, 100,
+200. The exact front that filters them and scores ``moo`` is ``dp``'s (status must be
+``optimal``; a window where it is not is counted and flagged).
+
+Part (a), ``dp`` (exact Pareto front): latency per window in-process (``timed_solve``, median and
+worst), the status of every run, and memory: the growth of the process's peak resident set
+(VmHWM after resetting it through /proc/self/clear_refs, over the resident set before; else
+``ru_maxrss``) while solving the windows, measured in a fresh interpreter per w after a warm-up
+(so it includes numpy buffers and JIT-compiled kernels' allocations; tracemalloc would miss
+those). Side by side in the same run: ``dp[reach_bound=false]``, the pruning ``dp`` shipped
+before this issue (no reachability bound, jobs largest first). Printed against the issue's anchors: today's ``dp`` (1.3 / 4.1 / 22 ms median
+at w = 20 / 50 / 100, worst 414 ms at w = 100) and target 1 (median <= 3 ms and worst <= 30 ms at
+w = 100, median <= 20 ms at w = 200, <= 50 MB; within 2x of the 1.6 ms a compiled bounded sparse
+DP reaches at w = 100). Also the single-objective weighted DP (nodes/4392 + BB/2.16 PB): target
+<= 2 ms at w = 100.
+
+Part (b), ``moo`` anytime: for time limits 2, 5, 10, 20 and 50 ms (``time_limit_s``), the mean
+share of the exact front found, the median IGD+ (normalised by the front's ideal and nadir,
+``simcore.indicators.igd_plus``) and the median latency, against the issue's anchor (today:
+100 / 73 / 24 % at w = 20 / 50 / 100) and target 3 (>= 0.95 / 0.85 / 0.60 with 50 ms; median
+IGD+ at most half of NSGA-II's). NSGA-II (pymoo, population 20, 500 generations, as
+``bench/benchmarks/moo_quality.py`` runs it) is measured on the same windows in full mode.
+
+The script reports; it does not gate (exit status 0 whatever the numbers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the project root importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+from _machine import machine_line as _machine_line
+from tabulate import tabulate
+
+from schedbench.instances.conflict_windows import conflict_candidate, conflict_windows
+from schedbench.simcore.indicators import igd_plus
+from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.problem import Budget, Status
+from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.solvers.registry import make_solver, parse_solver_id
+
+#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+FIGURE = {"name": "frontier", "full": [], "quick": ["--quick"], "format": "text"}
+
+WINDOWS = (20, 50, 100, 200)
+BUDGET = Budget(deadline_s=30)
+SEED = 0
+#: Issue 17's anchors: ``dp`` today (median ms; worst at w = 100) and target 1.
+DP_TODAY_MEDIAN_MS = {20: 1.3, 50: 4.1, 100: 22.0}
+DP_TODAY_WORST_MS = {100: 414.0}
+DP_TARGET_MEDIAN_MS = {100: 3.0, 200: 20.0}
+DP_TARGET_WORST_MS = {100: 30.0}
+DP_COMPILED_REF_MS = 1.6  # "a compact bounded sparse DP compiled with numba", w = 100
+DP_TARGET_MB = 50.0
+WEIGHTED_TARGET_MS = 2.0
+#: ``moo`` today (share of the exact front at w = 20 / 50 / 100) and target 3 (50 ms budget).
+MOO_TODAY_SHARE = {20: 1.00, 50: 0.73, 100: 0.24}
+MOO_TARGET_SHARE = {20: 0.95, 50: 0.85, 100: 0.60}
+MOO_LIMITS_MS = (2, 5, 10, 20, 50)
+
+
+def machine_line() -> str:
+    return _machine_line("numpy", "numba", "pymoo")
+
+
+def fmt_ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms:.3g}" if ms < 1000 else f"{ms:,.0f}"
+
+
+def ratio(value: float, anchor: float | None) -> str:
+    return f"{value / anchor:.2f}x" if anchor else "-"
+
+
+def front_of(decision) -> np.ndarray:
+    return np.array([p.objectives for p in decision.pareto], dtype=float).reshape(-1, 2)
+
+
+def share_found(found: np.ndarray, front: np.ndarray) -> float:
+    if found.shape[0] == 0:
+        return 0.0
+    hit = {tuple(r) for r in found.tolist()}
+    return sum(tuple(z) in hit for z in front.tolist()) / front.shape[0]
+
+
+# -- windows and exact fronts --------------------------------------------------------------------
+class Fronts:
+    """Exact fronts by ``dp``; remembers which windows ``dp`` did not prove (status)."""
+
+    def __init__(self) -> None:
+        self.dp = make_solver("dp")
+        warm_up(self.dp)
+        self.unproven = 0
+
+    def size(self, problem: SelectionProblem) -> int:
+        decision = timed_solve(self.dp, problem, BUDGET)
+        if decision.status != Status.OPTIMAL:
+            self.unproven += 1
+        return len(decision.pareto)
+
+
+def draw_windows(count: int) -> tuple[dict[int, list[SelectionProblem]], int]:
+    fronts = Fronts()
+    out = {w: conflict_windows(w, count, SEED, fronts.size) for w in WINDOWS}
+    return out, fronts.unproven
+
+
+# -- part (a): dp --------------------------------------------------------------------------------
+def rss_child(path: str, solver_id: str) -> None:
+    """In a fresh interpreter: growth of the peak RSS (MB) while solving the saved windows."""
+    data = np.load(path)
+    problems = [
+        SelectionProblem(
+            capacities=data[f"c{i}"],
+            demands=data[f"d{i}"],
+            resources=("nodes", "bb_gb"),
+            objective_scales=[4392, 2_160_000],
+        )
+        for i in range(int(data["n"]))
+    ]
+    solver = make_solver(*parse_solver_id(solver_id))
+    warm_up(solver)
+    # First-call costs out of the measurement, on a small window (not one measured: its peak
+    # would already be in the baseline).
+    timed_solve(solver, conflict_candidate(20, 10_000), BUDGET)
+    gc.collect()
+    # Reset the kernel's peak-RSS mark (VmHWM) so the imports and numba's compilation, which
+    # peak far above a solve, are out of it; fall back to ru_maxrss where that is not possible.
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        base, peak_of = _status_kb("VmRSS"), lambda: _status_kb("VmHWM")
+    except OSError:
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak_of = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # noqa: E731
+    for p in problems:
+        timed_solve(solver, p, BUDGET)
+    print(json.dumps({"growth_mb": (peak_of() - base) / 1024}))
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise OSError(f"/proc/self/status has no {field}")
+
+
+def rss_growth_mb(problems: list[SelectionProblem], solver_id: str) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "windows.npz")
+        arrays: dict[str, Any] = {"n": np.array(len(problems))}
+        for i, p in enumerate(problems):
+            arrays[f"c{i}"], arrays[f"d{i}"] = p.capacities, p.demands
+        np.savez(path, **arrays)
+        out = subprocess.run(
+            [sys.executable, __file__, "--rss-child", path, solver_id],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["growth_mb"])
+
+
+def weighted(problem: SelectionProblem) -> SelectionProblem:
+    """The single-objective weighted window: nodes / 4392 + BB / 2.16 PB (as integers: the weights
+    scaled to a common integer grid would change nothing for the DP; floats are fine here)."""
+    scales = np.asarray([4392.0, 2_160_000.0])
+    return SelectionProblem(
+        capacities=problem.capacities,
+        demands=problem.demands,
+        resources=problem.resources,
+        objectives=[(problem.demands / scales).sum(axis=1)],
+    )
+
+
+def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> None:
+    print(f"\n(a) dp, exact Pareto front; {len(windows[WINDOWS[0]])} windows per w; in-process")
+    solvers = {e: make_solver(*parse_solver_id(e)) for e in engines}
+    for s in solvers.values():
+        warm_up(s)
+    rows = []
+    for w in WINDOWS:
+        for sid, solver in solvers.items():
+            decisions = [timed_solve(solver, p, BUDGET) for p in windows[w]]
+            lat = np.array([d.latency_s for d in decisions])
+            med, worst = float(np.median(lat)), float(lat.max())
+            counts = Counter(d.status.value for d in decisions)
+            rss = rss_growth_mb(windows[w], sid) if sid == engines[0] else math.nan
+            t_med, t_worst = DP_TARGET_MEDIAN_MS.get(w), DP_TARGET_WORST_MS.get(w)
+            meets = []
+            if t_med:
+                meets.append(f"med<={t_med:g}: {'yes' if med * 1e3 <= t_med else 'no'}")
+            if t_worst:
+                meets.append(f"worst<={t_worst:g}: {'yes' if worst * 1e3 <= t_worst else 'no'}")
+            if not math.isnan(rss):
+                meets.append(f"<={DP_TARGET_MB:g}MB: {'yes' if rss <= DP_TARGET_MB else 'no'}")
+            rows.append(
+                [
+                    w,
+                    sid,
+                    fmt_ms(med),
+                    ratio(med * 1e3, DP_TODAY_MEDIAN_MS.get(w)),
+                    fmt_ms(worst),
+                    ratio(worst * 1e3, DP_TODAY_WORST_MS.get(w)),
+                    f"{rss:.1f}" if not math.isnan(rss) else "-",
+                    ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+                    "; ".join(meets),
+                ]
+            )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "w",
+                "solver",
+                "median ms",
+                "/ issue today",
+                "worst ms",
+                "/ issue today",
+                "RSS growth MB",
+                "status",
+                "target 1",
+            ],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
+    main_id = engines[0]
+    lat100 = [timed_solve(solvers[main_id], p, BUDGET).latency_s for p in windows[100]]
+    med100 = float(np.median(lat100)) * 1e3
+    print(
+        f"w=100 median {med100:.2f} ms (re-timed) vs the issue's compiled bounded sparse DP "
+        f"{DP_COMPILED_REF_MS} ms: {med100 / DP_COMPILED_REF_MS:.2f}x (target <= 2x)"
+    )
+    print(
+        "anchors: issue 17 'today' figures (another machine and window seeds: a ratio, not a "
+        "side-by-side measurement); RSS growth = peak resident set (VmHWM, reset after the warm-up) "
+        "minus the resident set before, while solving all windows of that w in a fresh interpreter after a warm-up solve of another, small window."
+    )
+    rows = []
+    for w in WINDOWS:
+        for sid in engines:
+            if sid != main_id and w > 100:
+                continue  # the generic DP takes seconds per window at w = 200
+            wlat: list[float] = []
+            for p in windows[w]:
+                d = timed_solve(solvers[sid], weighted(p), BUDGET)
+                wlat.append(d.latency_s)
+            med = float(np.median(wlat))
+            target = WEIGHTED_TARGET_MS if w == 100 else None
+            rows.append(
+                [
+                    w,
+                    sid,
+                    fmt_ms(med),
+                    fmt_ms(max(wlat)),
+                    (f"<= {target:g}: {'yes' if med * 1e3 <= target else 'no'}" if target else ""),
+                ]
+            )
+    print(
+        "\nsingle objective, weighted (nodes/4392 + BB/2.16 PB); dp[reach_bound=false] is the "
+        "generic sparse DP (not run at w=200):"
+    )
+    print(
+        tabulate(
+            rows,
+            headers=["w", "solver", "median ms", "worst ms", "target (w=100)"],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
+
+
+# -- part (b): moo anytime -------------------------------------------------------------------------
+def moo_part(windows: dict[int, list[SelectionProblem]], with_nsga2: bool) -> None:
+    print("\n(b) moo anytime: share of the exact front found and IGD+ against its time limit")
+    dp = make_solver("dp")
+    exact = {w: [front_of(timed_solve(dp, p, BUDGET)) for p in ps] for w, ps in windows.items()}
+    methods = {
+        f"moo {ms} ms": make_solver("moo", {"time_limit_s": ms / 1e3}) for ms in MOO_LIMITS_MS
+    }
+    methods["moo (default)"] = make_solver("moo")
+    for s in methods.values():
+        warm_up(s)
+    results: dict[tuple[str, int], tuple[float, float, float]] = {}
+    for w, problems in windows.items():
+        for name, solver in methods.items():
+            shares, igds, lats = [], [], []
+            for i, p in enumerate(problems):
+                d = timed_solve(solver, p, Budget(deadline_s=30, seed=i))
+                found = front_of(d)
+                shares.append(share_found(found, exact[w][i]))
+                igds.append(igd_plus(found, exact[w][i]))
+                lats.append(d.latency_s)
+            results[(name, w)] = (
+                statistics.mean(shares),
+                statistics.median(igds),
+                statistics.median(lats),
+            )
+    nsga = None
+    if with_nsga2:
+        try:
+            from moo_quality import nsga2_method
+
+            nsga = nsga2_method()
+        except Exception as exc:  # report why, go on without the anchor
+            print(f"NSGA-II anchor unavailable: {type(exc).__name__}: {exc}")
+        if nsga is not None:
+            nsga.prepare()
+            for w, problems in windows.items():
+                shares, igds, lats = [], [], []
+                for i, p in enumerate(problems):
+                    run = nsga.run(p, i)
+                    shares.append(share_found(run.found, exact[w][i]))
+                    igds.append(igd_plus(run.found, exact[w][i]))
+                    lats.append(run.latency_s)
+                results[("nsga2 (20x500)", w)] = (
+                    statistics.mean(shares),
+                    statistics.median(igds),
+                    statistics.median(lats),
+                )
+    names = [*methods, *(["nsga2 (20x500)"] if nsga is not None else [])]
+    rows = []
+    for name in names:
+        row = [name]
+        for w in WINDOWS:
+            share, igd, lat = results[(name, w)]
+            row.append(f"{100 * share:.0f}% / {igd:.3g} / {fmt_ms(lat)}")
+        rows.append(row)
+    print(
+        tabulate(
+            rows,
+            headers=["method", *(f"w={w}: found / IGD+ / ms" for w in WINDOWS)],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
+    lines = []
+    for w in (20, 50, 100):
+        share, igd, _ = results[("moo 50 ms", w)]
+        line = (
+            f"w={w}: moo 50 ms finds {100 * share:.0f}% (issue today {100 * MOO_TODAY_SHARE[w]:.0f}%"
+            f", ratio {share / MOO_TODAY_SHARE[w]:.2f}x; target >= {100 * MOO_TARGET_SHARE[w]:.0f}%:"
+            f" {'yes' if share >= MOO_TARGET_SHARE[w] else 'no'})"
+        )
+        if nsga is not None:
+            n_igd = results[("nsga2 (20x500)", w)][1]
+            ok = igd <= 0.5 * n_igd
+            line += (
+                f"; median IGD+ {igd:.3g} vs NSGA-II {n_igd:.3g} "
+                f"({'both 0' if n_igd == 0 == igd else 'inf' if n_igd == 0 else f'{igd / n_igd:.2f}x'}"
+                f"; target <= 0.5x: "
+                f"{'yes' if ok else 'no'})"
+            )
+        lines.append(line)
+    print("\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="4 windows per w, no NSGA-II")
+    parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.rss_child:
+        rss_child(*args.rss_child)
+        return 0
+    count = 4 if args.quick else 10
+    print(machine_line())
+    print(f"mode: {'quick' if args.quick else 'full'}")
+    start = time.perf_counter()
+    windows, unproven = draw_windows(count)
+    print(
+        f"windows: instances.conflict_windows, seed {SEED}, {count} per w = {WINDOWS}; "
+        f"exact fronts by dp ({unproven} draws not proven optimal)"
+    )
+    sizes = {w: [math.nan] for w in WINDOWS}
+    dp = make_solver("dp")
+    for w in WINDOWS:
+        sizes[w] = [len(timed_solve(dp, p, BUDGET).pareto) for p in windows[w]]
+    print("front sizes: " + "; ".join(f"w={w}: {sizes[w]}" for w in WINDOWS))
+    for section, call in (
+        ("(a)", lambda: dp_part(windows, ["dp", "dp[reach_bound=false]"])),
+        ("(b)", lambda: moo_part(windows, with_nsga2=not args.quick)),
+    ):
+        try:
+            call()
+        except Exception:  # report, do not gate
+            print(f"\nsection {section} failed:")
+            traceback.print_exc(file=sys.stdout)
+    print(f"\ntotal wall time {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
