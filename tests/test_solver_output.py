@@ -74,7 +74,7 @@ def test_a_plugin_printing_on_import_build_and_supports_leaves_stdout_alone():
     assert "LOUD" not in r.stderr and "CHATTY" not in r.stderr
     t = _schedbench("table", str(EXAMPLES[0]), "--solver", LOUD)
     assert t.returncode == 0, t.stderr
-    assert t.stdout.startswith("problem") and " loud " in t.stdout
+    assert t.stdout.startswith("problem") and "\nloud " in t.stdout
     assert "LOUD" not in t.stdout + t.stderr and "CHATTY" not in t.stdout + t.stderr
 
 

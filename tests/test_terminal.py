@@ -3,6 +3,10 @@ the metric catalogue, every column with --wide, failed cells listed with their r
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from schedbench.bench.cli import main
 from schedbench.bench.report.terminal import WIDTH, decision_table, simulation_table
 
@@ -80,3 +84,27 @@ def test_report_is_compact_by_default_and_wide_on_request(tmp_path, capsys):
     assert main(["report", str(store), "--wide"]) == 0
     wide = capsys.readouterr().out
     assert "latency_from" in wide and "sgm_s" in wide
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["solvers"], ["policies"], ["kinds"], ["metrics"], ["table", "{table1}", "{theta}"]],
+)
+def test_listings_fit_100_columns_and_wide_does_not_wrap(capsys, argv):
+    """Issue 18: every listing fits the default width; --wide prints long texts on one line."""
+    examples = Path(__file__).resolve().parents[1] / "instances" / "examples"
+    subs = {
+        "{table1}": str(examples / "bbsched_table1.json"),
+        "{theta}": str(examples / "theta_w100.json"),
+    }
+    args = [subs.get(a, a) for a in argv]
+    if args[0] == "table":
+        args += ["--solver", "dp", "--solver", "exhaustive", "--solver", "naive"]
+    main(args)
+    narrow = capsys.readouterr().out
+    assert narrow.strip()
+    assert max(len(line) for line in narrow.splitlines()) <= WIDTH
+    main([*args, "--wide"])
+    wide = capsys.readouterr().out
+    if args[0] in ("solvers", "metrics"):  # their definitions are longer than 100 columns
+        assert max(len(line) for line in wide.splitlines()) > WIDTH

@@ -5,10 +5,10 @@ parameters), ``schedbench kinds`` (registered problem kinds and their solvers) a
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
 
-from tabulate import tabulate
-
+from schedbench.bench.report.terminal import WIDTH, listing
 from schedbench.simcore.catalogue import catalogue, markdown_table
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import get_kind, known_kinds
@@ -17,13 +17,28 @@ from schedbench.solvers import registry
 
 
 def add_parser(sub: Any) -> None:
-    sub.add_parser(
-        "solvers", help="list registered solvers, the problem kinds they answer, their parameters"
+    parsers = [
+        sub.add_parser(
+            "solvers",
+            help="list registered solvers, the problem kinds they answer, their parameters",
+        ),
+        sub.add_parser("kinds", help="list registered problem kinds and the solvers of each"),
+        sub.add_parser("policies", help="list registered scheduling policies and their options"),
+        sub.add_parser("metrics", help="list every metric: unit, which way is better, definition"),
+    ]
+    for p in parsers:
+        p.add_argument(
+            "--wide",
+            action="store_true",
+            help=f"long texts on one line (default: wrapped to {WIDTH} columns)",
+        )
+    parsers[-1].add_argument(
+        "--markdown", action="store_true", help="a Markdown table (the README's list)"
     )
-    sub.add_parser("kinds", help="list registered problem kinds and the solvers of each")
-    sub.add_parser("policies", help="list registered scheduling policies and their options")
-    m = sub.add_parser("metrics", help="list every metric: unit, which way is better, definition")
-    m.add_argument("--markdown", action="store_true", help="a Markdown table (the README's list)")
+
+
+def _width(args: argparse.Namespace) -> int | None:
+    return None if getattr(args, "wide", False) else WIDTH
 
 
 def run_solvers(args: argparse.Namespace) -> int:
@@ -37,13 +52,8 @@ def run_solvers(args: argparse.Namespace) -> int:
         listed = "\n".join(f"{n}={d!r}  {h}" for n, _t, d, h in params()) if params else ""
         kinds = ", ".join(registry.solver_kinds(cls))
         rows.append([name, kinds, getattr(cls, "summary", ""), listed])
-    print(
-        tabulate(
-            rows,
-            headers=["solver", "kinds", "what it does", "parameters (default)"],
-            tablefmt="simple",
-        )
-    )
+    headers = ["solver", "kinds", "what it does", "parameters (default)"]
+    print(listing(rows, headers, wrap=(2, 3), width=_width(args)))
     return 0
 
 
@@ -52,7 +62,7 @@ def run_kinds(args: argparse.Namespace) -> int:
     for name in known_kinds():
         kind = get_kind(name)
         rows.append([name, kind.summary, ", ".join(registry.solvers_for(name))])
-    print(tabulate(rows, headers=["kind", "decision", "solvers"], tablefmt="simple"))
+    print(listing(rows, ["kind", "decision", "solvers"], wrap=(1, 2), width=_width(args)))
     return 0
 
 
@@ -66,12 +76,12 @@ def run_policies(args: argparse.Namespace) -> int:
             continue
         doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         rows.append([name, doc, ", ".join(policy_options(cls))])
-    print(tabulate(rows, headers=["policy", "what it does", "options"], tablefmt="simple"))
-    _cerberus_policies()
+    print(listing(rows, ["policy", "what it does", "options"], wrap=(1, 2), width=_width(args)))
+    _cerberus_policies(_width(args))
     return 0
 
 
-def _cerberus_policies() -> None:
+def _cerberus_policies(width: int | None) -> None:
     """The Cerberus policies (``schedbench.cerberus``): they run on the Cerberus/BBSim core
     (``simulate --policy NAME`` with a Cerberus workload; suites: ``lifecycle = "cerberus"``)."""
     from schedbench.bench.run.cerberus import OPTIONS
@@ -92,12 +102,11 @@ def _cerberus_policies() -> None:
         )
         rows.append([name, doc, takes])
     if rows:
-        print(
-            "\nCerberus policies (the Cerberus/BBSim core; --policy-set: "
-            + ", ".join(OPTIONS)
-            + "):"
+        head = (
+            "Cerberus policies (the Cerberus/BBSim core; --policy-set: " + ", ".join(OPTIONS) + "):"
         )
-        print(tabulate(rows, headers=["policy", "what it does", "options"], tablefmt="simple"))
+        print("\n" + (head if width is None else textwrap.fill(head, width)))
+        print(listing(rows, ["policy", "what it does", "options"], wrap=(1, 2), width=width))
 
 
 def run_metrics(args: argparse.Namespace) -> int:
@@ -108,7 +117,8 @@ def run_metrics(args: argparse.Namespace) -> int:
         [m.name, m.scope + (f" ({m.kind})" if m.kind else ""), m.unit, m.direction, m.definition]
         for m in catalogue().values()
     ]
-    print(tabulate(rows, headers=["metric", "scope", "unit", "better", "definition"]))
+    headers = ["metric", "scope", "unit", "better", "definition"]
+    print(listing(rows, headers, wrap=(1, 4), width=_width(args)))
     return 0
 
 

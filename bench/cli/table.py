@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
 from schedbench.bench.cli._common import add_budget_args
+from schedbench.bench.report.terminal import WIDTH, listing
 from schedbench.instances.problem_files import load_problem
 from schedbench.simcore import fdcapture
 from schedbench.simcore.kinds.base import ProblemKind, kind_of
@@ -30,6 +30,7 @@ def add_parser(sub: Any) -> None:
         help="solver name (repeatable; default: every registered solver of the problems' kinds)",
     )
     add_budget_args(t)
+    t.add_argument("--wide", action="store_true", help=f"no wrapping to {WIDTH} columns")
 
 
 def _quality(kind: ProblemKind, problem: Any, d: Any, reference: Any, budget_s: float) -> str:
@@ -60,9 +61,10 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(deadline_s=args.budget, seed=args.seed)
     for solver in solvers:
         warm_up(solver)
-    rows = []
     failed = False
-    for path, problem in problems:
+    width = None if args.wide else WIDTH
+    headers = ["solver", "status", "answer (objectives)", "front", "quality", "latency"]
+    for n, (path, problem) in enumerate(problems):
         kind = kind_of(problem)
         results: list[tuple[Any, Any, str]] = []
         for solver in solvers:
@@ -75,15 +77,14 @@ def run(args: argparse.Namespace) -> int:
         reference = next(
             (d for _s, d, _r in results if d is not None and d.status == Status.OPTIMAL), None
         )
+        rows: list[list[Any]] = []
         for solver, d, reason in results:
-            label = [Path(path).name, kind.describe(problem)]
             if d is None:
-                rows.append([*label, solver.id, "declined", reason[:48], "", "", ""])
+                rows.append([solver.id, "declined", reason, "", "", ""])
                 continue
             failed |= d.status == Status.ERROR
             rows.append(
                 [
-                    *label,
                     solver.id,
                     d.status.value,
                     _answer(d),
@@ -92,13 +93,17 @@ def run(args: argparse.Namespace) -> int:
                     "" if math.isnan(d.latency_s) else f"{d.latency_s * 1e3:.1f} ms",
                 ]
             )
-    headers = ["problem", "shape", "solver", "status", "answer (objectives)", "front"]
-    print(tabulate(rows, headers=[*headers, "quality", "latency"], tablefmt="simple"))
-    print(
-        "\nshape: w/K/M for selection problems. quality: primal gap to the optimum (one "
+        print(
+            ("\n" if n else "")
+            + f"problem {Path(path).name} ({kind.name}, shape {kind.describe(problem)}):"
+        )
+        print(listing(rows, headers, wrap=(2,), width=width))
+    legend = (
+        "shape: w/K/M for selection problems. quality: primal gap to the optimum (one "
         "objective), exact front points found (selection, M >= 2) or objective gap, against the "
         "first solver with status 'optimal'."
     )
+    print("\n" + (legend if args.wide else textwrap.fill(legend, WIDTH)))
     return 1 if failed else 0
 
 

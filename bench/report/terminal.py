@@ -262,3 +262,45 @@ def failed_table(failures: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -
         return str(tabulate(cells, headers=headers, tablefmt="simple", disable_numparse=True))
 
     return _fit(cells, headers, width, render)
+
+
+# ---------------------------------------------------------------------------------------------
+# Listings (``schedbench solvers``, ``kinds``, ``policies``, ``metrics``): the long text columns
+# wrap so that the table fits ``width``; ``--wide`` prints them unwrapped.
+# ---------------------------------------------------------------------------------------------
+
+
+def _cell_width(value: Any) -> int:
+    return max((len(line) for line in str(value).split("\n")), default=0)
+
+
+def listing(
+    rows: Sequence[Sequence[Any]],
+    headers: Sequence[str],
+    wrap: Sequence[int],
+    *,
+    width: int | None = WIDTH,
+) -> str:
+    """A plain table whose columns ``wrap`` (indices) are wrapped at word boundaries so that no
+    line is wider than ``width`` (``None``: no wrapping). The other columns keep their natural
+    width; the room left is shared among the wrapped columns in proportion to their natural
+    width, at least 16 characters each (so a very narrow ``width`` may still be exceeded)."""
+    if width is None or not rows:
+        return tabulate(rows, headers=list(headers), tablefmt="simple")
+    n = len(headers)
+    natural = [max([_cell_width(headers[i])] + [_cell_width(r[i]) for r in rows]) for i in range(n)]
+    fixed = sum(natural[i] for i in range(n) if i not in wrap) + 2 * (n - 1)
+    base = {i: min(natural[i], 16) for i in wrap}
+    spare = max(width - fixed - sum(base.values()), 0)
+    want = sum(natural[i] - base[i] for i in wrap) or 1
+    limits: list[int | None] = [None] * n
+    for i in wrap:
+        limits[i] = base[i] + min(natural[i] - base[i], spare * (natural[i] - base[i]) // want)
+    for _ in range(8):  # tabulate's wrapping may leave a line a little wider: tighten
+        text = tabulate(rows, headers=list(headers), tablefmt="simple", maxcolwidths=limits)
+        over = max(len(line) for line in text.split("\n")) - width
+        if over <= 0 or all((limits[i] or 0) <= 16 for i in wrap):
+            break
+        widest = max(wrap, key=lambda i: limits[i] or 0)
+        limits[widest] = max(16, (limits[widest] or 16) - over)
+    return text
