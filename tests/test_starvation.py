@@ -233,3 +233,27 @@ def test_named_starvation_settings():
         ),
     )
     assert np.array_equal(a.start, b.start) and a.counters == b.counters
+
+
+def test_a_suite_run_warns_when_the_solver_is_mostly_skipped(tmp_path):
+    """Issue 16: suite runs carry the same warning as `simulate` (the legacy rule starves the
+    optimiser on a BB-heavy workload; the paper's ageing per decision does not)."""
+    from schedbench.bench.run.runner import run_suite
+    from schedbench.bench.suite.schema import load_suite
+
+    def summary(starvation: str):
+        path = tmp_path / f"{starvation}.toml"
+        path.write_text(
+            f'[suite]\nname = "warn-{starvation}"\n[[simulations]]\nname = "sc"\n'
+            'workload = "lublin:jobs=400,nodes=4392,seed=1+bbsched:S4,seed=1+arrivals:2.5"\n'
+            f'system = "theta"\nwindow = 10\npolicy_options = {{ starvation = "{starvation}" }}\n'
+            'policies = ["window:dp"]\n'
+        )
+        return run_suite(
+            load_suite(path), store_path=tmp_path / f"{starvation}.sqlite", show_progress=False
+        )
+
+    legacy = summary("legacy")
+    assert len(legacy.warnings) == 1 and "reached the solver" in legacy.warnings[0]
+    assert "sc window:dp" in legacy.warnings[0]
+    assert summary("paper").warnings == ()

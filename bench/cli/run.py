@@ -10,6 +10,7 @@ store is ``results/<suite>.sqlite``; the report ``results/<suite>-report.html``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         + (f", {summary.cells_skipped} already stored" if summary.cells_skipped else "")
         + f", {summary.errors} errors, {summary.wall_s:.1f} s; store {store}"
     )
+    for warning in summary.warnings:
+        print(warning, file=sys.stderr)
     html = Path(args.html) if args.html else store.with_name(f"{suite.name}-report.html")
     print_report(store, suite.name, markdown=False, all_latency=False, html=html, wide=args.wide)
     return 1 if summary.errors else 0

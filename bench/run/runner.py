@@ -44,6 +44,7 @@ from schedbench.bench.suite.plan import (
 )
 from schedbench.bench.suite.schema import Suite
 from schedbench.simcore.kinds.base import kind_ref
+from schedbench.simcore.metrics import solver_pass_warning
 from schedbench.simcore.problem import MAX_DEADLINE_S, Budget
 from schedbench.simcore.solver import timed_solve
 from schedbench.solvers.registry import warm_solver
@@ -61,6 +62,8 @@ class RunSummary:
     store: Path
     errors: int = 0
     overhead_ms_per_cell: float | None = None
+    #: One line per simulation cell whose window policy mostly skipped its solver (issue 16).
+    warnings: tuple[str, ...] = ()
 
 
 def _references(
@@ -199,6 +202,7 @@ def run_suite(
         store.delete_cells(suite.name, list(legacy.values()))
     errors = 0
     overheads: list[float] = []
+    warnings: list[str] = []
 
     def on_result(record: CellRecord) -> None:
         nonlocal errors
@@ -211,6 +215,10 @@ def run_suite(
         )
         if record.status == "error":
             errors += 1
+        if record.kind == "simulation":
+            warning = solver_pass_warning(record.metrics)
+            if warning:
+                warnings.append(f"{record.family} {record.solver}: {warning}")
         store.add(record.to_row(), replace=force)
         ov = record.metrics.get("worker_overhead_s")
         if ov is not None:
@@ -237,6 +245,7 @@ def run_suite(
         store_path,
         errors,
         1000 * sorted(overheads)[len(overheads) // 2] if overheads else None,
+        tuple(warnings),
     )
 
 
