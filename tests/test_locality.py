@@ -274,6 +274,7 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
     assert repro.run(args) == 0
     with (out / "summary.csv").open() as fh:
         rows = list(csv.DictReader(fh))
+    assert (out / "results.csv").read_text() == (out / "summary.csv").read_text()  # DESIGN.md
     assert [r["scheduler"] for r in rows] == ["fcfs", "eft", "lea", "leo", "lem"] or {
         r["scheduler"] for r in rows
     } == {"fcfs", "eft", "lea", "leo", "lem"}
