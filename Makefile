@@ -61,8 +61,18 @@ test-slow: $(STAMP)
 test-deep: $(STAMP)
 	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -m 'not slow'
 
+# Every issue-17 figure in one go (each script prints its anchors, ratios and the target's
+# verdict; tens of minutes; QUICK=1 for the quick modes): frontier (targets 1, 3), dp_speed and
+# cerberus_speed (2), exact_backends (4: knapsack classics present in ../shared/knapsack),
+# sim_speed (5, conservative part of 6), suite_order (6).
+BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: $(STAMP)
-	$(BIN)/python bench/benchmarks/dp_speed.py
+	$(BIN)/python bench/benchmarks/frontier.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/dp_speed.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/cerberus_speed.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/exact_backends.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/sim_speed.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/suite_order.py $(BENCH_FLAGS)
 
 bench-sim: $(STAMP)
 	$(BIN)/python bench/benchmarks/sim_speed.py

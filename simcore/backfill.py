@@ -230,15 +230,23 @@ def _book(
     d: tuple[float, ...],
     sign: float,
 ) -> None:
-    """Add ``sign · d`` to the profile over ``[s, e)``, splitting it at ``s`` and ``e``."""
-    for t in (s, e):
-        pos = bisect.bisect_left(times, t)
-        if pos == len(times) or times[pos] != t:
-            times.insert(pos, t)
-            avails.insert(pos, list(avails[pos - 1]))
+    """Add ``sign · d`` to the profile over ``[s, e)``, splitting it at ``s`` and ``e``.
+    (The hottest function of conservative backfilling: two searches, and the nodes-only case
+    without the inner loop; issue 17.)"""
     lo = bisect.bisect_left(times, s)
-    hi = bisect.bisect_left(times, e)
+    if lo == len(times) or times[lo] != s:
+        times.insert(lo, s)
+        avails.insert(lo, list(avails[lo - 1]))
+    hi = bisect.bisect_left(times, e, lo)  # e >= s: not before s's breakpoint
+    if hi == len(times) or times[hi] != e:
+        times.insert(hi, e)
+        avails.insert(hi, list(avails[hi - 1]))
     K = len(d)
+    if K == 1:
+        step = sign * d[0]
+        for m in range(lo, hi):
+            avails[m][0] += step
+        return
     for m in range(lo, hi):
         row = avails[m]
         for k in range(K):
@@ -561,9 +569,32 @@ def _earliest(
     eps: float,
     first: int = 0,
 ) -> int:
-    for s in range(first, len(times)):
-        if _fits_span(times, avails, d, s, dur, K, b, eps):
+    """The first breakpoint index >= ``first`` from which ``d`` fits for ``dur`` (-1: none).
+    One sweep: when the span from ``s`` fails at breakpoint m, every start in (s, m] also
+    covers m (breakpoints ascend and the span ends no earlier), so the next candidate is m + 1;
+    the same answer as trying every start with ``_fits_span`` (issue 17)."""
+    n = len(times)
+    s = first
+    while s < n:
+        end = times[s] + dur
+        m = s
+        bad = -1
+        if K == 1:
+            need = d[0]
+            while m < n and (times[m] < end or m == s):
+                if need > avails[m][0]:
+                    bad = m
+                    break
+                m += 1
+        else:
+            while m < n and (times[m] < end or m == s):
+                if not fits(d, avails[m], K, b, eps):
+                    bad = m
+                    break
+                m += 1
+        if bad < 0:
             return s
+        s = bad + 1
     return -1
 
 

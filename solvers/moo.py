@@ -36,13 +36,23 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    enters, level-1 search resumes from it. After the kicks, level 2 explores every member
    (and level 1 any newcomer) until nothing is left to explore.
 
+4. **Anytime phase** (``anytime=true`` only, issue 17 target 3) — once the search above has
+   nothing left to explore it keeps going until ``time_limit_s``, the deadline or
+   ``max_evaluations``, alternating (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
+   random λ) and (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
+   member and enumerate every subset of a pool of at most 10 jobs (the freed ones and random
+   unselected jobs that fit alone), in Gray-code order, offering every feasible one the archive
+   does not weakly dominate. Newcomers are explored at levels 1 and 2 before the next move. The
+   archive only improves, so the anytime answer weakly dominates the converging one (same seed).
+   Off by default: it makes the answer depend on machine speed and spends the whole time limit.
+
 Order of the steps and defaults were chosen on Theta-like windows (``instances.windows``) and on
 the Zitzler–Thiele knapsack (100 items, 2 objectives; large selections, where level 2 is
 expensive and kicks pay more): levels, kicks then level 2 found the most of both fronts.
 
 Stopping, status, determinism
 -----------------------------
-The search ends when nothing is left to explore, after ``max_evaluations`` neighbour
+The search ends when nothing is left to explore (unless ``anytime``), after ``max_evaluations`` neighbour
 evaluations (status ``feasible``, with a note), at ``time_limit_s`` (status ``feasible``, with a
 note that the answer then depends on machine speed), or shortly before the budget's deadline
 (status ``timeout``). The answer is the archive. Everything random is drawn from one SplitMix64
@@ -79,6 +89,10 @@ from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 from schedbench.solvers.ga import kernel_limit
 
 _INITIAL_ARCHIVE = 256
+#: Anytime phase: jobs in a large-neighbourhood move's exactly enumerated pool.
+_LNS_POOL = 10
+#: Anytime phase: a kick drops 1 to this many jobs.
+_ANYTIME_DROP = 6
 #: Time kept back from the deadline for assembling the decision (seconds, at most this share).
 _MARGIN_S, _MARGIN_SHARE = 0.02, 0.05
 
@@ -98,6 +112,11 @@ class MOOSolver(BaseSolver):
     time_limit_s: float = param(
         1.0, "stop after this many seconds (status feasible, with a note); 0 = no limit"
     )
+    anytime: bool = param(
+        False,
+        "after convergence keep kicking (larger kicks) until time_limit_s, the deadline or "
+        "max_evaluations; the answer then depends on machine speed",
+    )
 
     name = "moo"
     summary = (
@@ -112,6 +131,7 @@ class MOOSolver(BaseSolver):
                 name,
                 f"an integer >= {low}",
             )
+        self._require(isinstance(self.anytime, bool), "anytime", "true or false")
         self._require(
             self.exchange in (1, 2) and not isinstance(self.exchange, bool), "exchange", "1 or 2"
         )
@@ -126,7 +146,7 @@ class MOOSolver(BaseSolver):
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
         tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
-        _Search.start(tiny, 0, stop_at=np.inf).run(self.weights, 2, self.max_evaluations, 2)
+        _Search.start(tiny, 0, stop_at=np.inf).run(self.weights, 2, 1000, 2, anytime=True)
 
     def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
         if problem.w == 0:
@@ -135,7 +155,9 @@ class MOOSolver(BaseSolver):
         deadline_at = clock.deadline - margin
         limit_at = clock.start + self.time_limit_s if self.time_limit_s > 0 else np.inf
         search = _Search.start(problem, budget.seed, stop_at=min(deadline_at, limit_at))
-        code = search.run(self.weights, self.kicks, self.max_evaluations, self.exchange)
+        code = search.run(
+            self.weights, self.kicks, self.max_evaluations, self.exchange, anytime=self.anytime
+        )
         status, notes = Status.FEASIBLE, []
         c = search.counters
         if code == _STOPPED and limit_at < deadline_at:
@@ -196,11 +218,15 @@ class _Search:
             rng=new_state(seed),
         )
 
-    def run(self, weights: int, kicks: int, max_evaluations: int, depth: int) -> int:
+    def run(
+        self, weights: int, kicks: int, max_evaluations: int, depth: int, *, anytime: bool = False
+    ) -> int:
         """Search until done or stopped; returns the kernel's code (``_DONE`` or ``_STOPPED``)."""
         while True:
             arc = (self.genes, self.value, self.usage, self.level, self.counters)
-            code = _search(arc, self.prob, self.rng, weights, kicks, max_evaluations, depth)
+            code = _search(
+                arc, self.prob, self.rng, weights, kicks, max_evaluations, depth, anytime
+            )
             if code != _FULL:
                 return code
             self._grow()
@@ -688,8 +714,8 @@ def _explore(arc: Any, prob: Any, a: Any, rng: Any, level: Any) -> Any:
 
 
 @njit(cache=True)
-def _kick(arc: Any, prob: Any, rng: Any) -> Any:
-    """Step 3 of the module docstring. Returns ``_offer``'s code."""
+def _kick(arc: Any, prob: Any, rng: Any, most: Any) -> Any:
+    """Step 3 of the module docstring: drop 1..``most`` random jobs. Returns ``_offer``'s code."""
     genes, value, usage, counters = arc[0], arc[1], arc[2], arc[4]
     w = genes.shape[1]
     m = value.shape[1]
@@ -697,7 +723,7 @@ def _kick(arc: Any, prob: Any, rng: Any) -> Any:
     x = genes[a].copy()
     u = usage[a].copy()
     v = value[a].copy()
-    for _ in range(1 + randint(rng, 3)):
+    for _ in range(1 + randint(rng, most)):
         chosen = 0
         for j in range(w):
             if x[j] == 1:
@@ -725,6 +751,92 @@ def _kick(arc: Any, prob: Any, rng: Any) -> Any:
 
 
 @njit(cache=True)
+def _lns(arc: Any, prob: Any, rng: Any, size: Any) -> Any:
+    """Anytime step: a large-neighbourhood move solved exactly. Take a random member, free 1 to 4
+    of its jobs at random, and enumerate every subset of a pool of at most ``size`` jobs (the
+    freed ones and random unselected jobs that fit alone) added to the rest (Gray-code order,
+    one job changes per step); offer each feasible one the archive does not weakly dominate.
+    Returns (``_offer``'s worst code, subsets enumerated)."""
+    genes, value, usage, counters = arc[0], arc[1], arc[2], arc[4]
+    demands, gains, limit = prob[0], prob[1], prob[2]
+    w, k = demands.shape
+    m = gains.shape[1]
+    a = randint(rng, counters[0])
+    x = genes[a].copy()
+    u = usage[a].copy()
+    v = value[a].copy()
+    pool = np.empty(size, np.int64)
+    n_pool = 0
+    n_in = 0
+    for j in range(w):
+        n_in += x[j]
+    if n_in > 0:
+        for _ in range(1 + randint(rng, min(4, size // 2))):
+            pick = randint(rng, n_in)
+            for j in range(w):
+                if x[j] == 1:
+                    if pick == 0:
+                        _add(x, u, v, j, prob, -1.0)
+                        x[j] = 2
+                        pool[n_pool] = j
+                        n_pool += 1
+                        n_in -= 1
+                        break
+                    pick -= 1
+            if n_in == 0:
+                break
+    order = np.arange(w)
+    _shuffle(order, rng)
+    for t in range(w):
+        if n_pool >= size:
+            break
+        j = order[t]
+        if x[j]:
+            continue
+        ok = True
+        for r in range(k):
+            if u[r] + demands[j, r] > limit[r]:
+                ok = False
+                break
+        if ok:
+            pool[n_pool] = j
+            n_pool += 1
+    for t in range(n_pool):
+        x[pool[t]] = 0
+    code = 0
+    steps = 0
+    for i in range(1, 1 << n_pool):
+        if (i & 255) == 0 and _expired(prob[5]):
+            break
+        b = 0
+        while not (i >> b) & 1:
+            b += 1
+        j = pool[b]
+        sign = -1.0 if x[j] else 1.0
+        _add(x, u, v, j, prob, sign)
+        steps += 1
+        if not _fits(u, limit):
+            continue
+        if _weakly_dominated(value, counters[0], v) >= 0:
+            continue
+        # Recompute from scratch before offering (no drift from the incremental sums).
+        uu = np.zeros(k)
+        vv = np.zeros(m)
+        for jj in range(w):
+            if x[jj]:
+                for r in range(k):
+                    uu[r] += demands[jj, r]
+                for q in range(m):
+                    vv[q] += gains[jj, q]
+        if not _fits(uu, limit):
+            continue
+        c = _offer(arc, x, vv, uu)
+        if c == 2:
+            return 2, steps
+    return code, steps
+
+
+@njit(cache=True)
 def _same_genes(x: Any, y: Any) -> Any:
     for j in range(x.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
         if x[j] != y[j]:
@@ -742,7 +854,14 @@ def _first_at_level(level: Any, n: Any, want: Any) -> Any:
 
 @njit(cache=True)
 def _search(
-    arc: Any, prob: Any, rng: Any, weights: Any, kicks: Any, max_evaluations: Any, depth: Any
+    arc: Any,
+    prob: Any,
+    rng: Any,
+    weights: Any,
+    kicks: Any,
+    max_evaluations: Any,
+    depth: Any,
+    anytime: Any,
 ) -> Any:
     """Seed (first call), then step until done: each step explores the oldest member not yet
     explored at level 1, else makes a kick while kicks are left, else (``depth`` 2) explores the
@@ -782,8 +901,19 @@ def _search(
             if code != 0:
                 return code
         elif counters[2] < kicks:
-            if _kick(arc, prob, rng) == 2:
+            if _kick(arc, prob, rng, np.int64(3)) == 2:
                 return 2
+            counters[2] += 1
+        elif anytime:
+            # Alternate a larger kick and a large-neighbourhood move solved exactly.
+            if counters[2] & 1:
+                code, steps = _lns(arc, prob, rng, np.int64(_LNS_POOL))
+            else:
+                code = _kick(arc, prob, rng, np.int64(_ANYTIME_DROP))
+                steps = genes.shape[1]  # its hill climb: count w evaluations
+            if code == 2:
+                return 2
+            counters[1] += steps
             counters[2] += 1
         else:
             return 0

@@ -306,3 +306,28 @@ def test_fractional_sums_at_the_capacity_fit(solver):
     problem = SelectionProblem(capacities=[0.3, 1.0], demands=[[0.1, 0.5], [0.2, 0.5]])
     d = solver.solve(problem, Budget(seed=0))
     assert d.selected == (0, 1)
+
+
+def test_moo_anytime_keeps_improving_on_the_converged_answer():
+    """Issue 17 target 3: the anytime phase starts from the converged archive (same seed) and
+    only improves it; capped by max_evaluations it is deterministic."""
+    problem = theta_window(50, 3)
+    base = MOOSolver(time_limit_s=0).solve(problem, Budget(seed=4))
+    cap = int(base.stats["evaluations"]) + 20_000
+    solver = MOOSolver(time_limit_s=0, anytime=True, max_evaluations=cap)
+    a, b = (solver.solve(problem, Budget(seed=4)) for _ in range(2))
+    assert a.same_answer(b)
+    assert any("max_evaluations" in n for n in a.notes)
+    assert a.stats["kicks"] > base.stats["kicks"]
+    assert_valid(problem, a)
+    found = [p.objectives for p in a.pareto]
+    for p in base.pareto:
+        assert any(all(f >= g for f, g in zip(q, p.objectives, strict=True)) for q in found)
+
+
+def test_moo_anytime_uses_its_time_limit():
+    solver = MOOSolver(time_limit_s=0.05, anytime=True)
+    solver.warm_up()
+    d = solver.solve(theta_window(20, 1), Budget(seed=1))
+    assert d.status == Status.FEASIBLE
+    assert any("time_limit_s" in n for n in d.notes)

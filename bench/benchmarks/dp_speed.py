@@ -37,8 +37,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import pickle
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import tracemalloc
@@ -69,6 +74,10 @@ TARGET_SPEEDUP = 100.0
 TARGET_PEAK_MB = 100.0
 THETA_TARGET_MS = {100: 20.0, 200: 100.0}
 VALUE_RTOL = 1e-9
+#: Issue 17 target 2: exact ``dp`` (original units) >= 1,000x the reference at w = 10 and 20,
+#: 30-70 % free; the issue's "today" ratios.
+I17_SPEEDUP = 1000.0
+I17_TODAY = {10: 427.0, 20: 158.0}
 
 #: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
 FIGURE = {"name": "dp-speed", "full": [], "quick": ["--quick"], "format": "text"}
@@ -121,6 +130,7 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
     for solver in ours.values():
         warm_up(solver)
     rows = []
+    i17: dict[int, tuple[float, str, list]] = {}
     # 30-70 % of the machine free (as in a running system), and the whole machine free: the
     # authors' table size (37 x 37,000 coarse cells per job at Trinity scale).
     scenarios = [(w, (0.3, 0.7)) for w in CERBERUS_WINDOWS] + [(10, (1.0, 1.0))]
@@ -175,6 +185,9 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
                 decisions[s].objectives[0] / ref_value[s] - 1 for s in checked if ref_value[s] > 0
             ]
             note = statuses(decisions)
+            if _key == "dp" and free == (0.3, 0.7) and w in I17_TODAY:
+                exact = f"{ok}/{len(checked)} values >= ref; {note}"
+                i17[w] = (speedup, exact, [problems[s] for s in range(our_seeds)])
             if gains:
                 note += f"; value vs ref +{100 * statistics.median(gains):.2f}% (median)"
             rows.append(
@@ -213,6 +226,62 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
         "separate pass from the timing;\nmemory allocated outside Python's allocators (e.g. by "
         "JIT-compiled kernels) is not traced."
     )
+    print(
+        "\nissue 17 target 2: exact dp (original units: cores and GB) vs the reference, 30-70 % free"
+    )
+    for w, (speedup, exact, probs) in sorted(i17.items()):
+        try:
+            growth = f"{rss_growth_mb(probs, 'dp'):.1f} MB"
+        except (OSError, subprocess.CalledProcessError, ValueError) as exc:
+            growth = f"not measured ({type(exc).__name__})"
+        print(
+            f"w={w}: dp {speedup:,.0f}x the reference (issue today {I17_TODAY[w]:g}x: "
+            f"{speedup / I17_TODAY[w]:.2f}x that; target >= {I17_SPEEDUP:,.0f}x: "
+            f"{'yes' if speedup >= I17_SPEEDUP else 'no'}); {exact}; peak RSS growth while "
+            f"solving the {len(probs)} windows in a fresh interpreter: {growth}"
+        )
+    print(
+        "peak RSS growth = VmHWM (reset through /proc/self/clear_refs after imports, JIT and a "
+        "warm-up solve) minus VmRSS before: what the process gains, unlike tracemalloc's peak"
+    )
+
+
+def rss_child(path: str, solver_id: str) -> None:
+    """In a fresh interpreter: growth of the peak RSS (MB) while solving the pickled problems."""
+    problems = pickle.loads(Path(path).read_bytes())
+    solver = make_solver(solver_id)
+    warm_up(solver)
+    timed_solve(solver, cerberus_run_window(10, 999, free_range=(0.3, 0.7)), BUDGET)
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        base, peak_of = _status_kb("VmRSS"), lambda: _status_kb("VmHWM")
+    except OSError:
+        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        peak_of = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # noqa: E731
+    for p in problems:
+        timed_solve(solver, p, BUDGET)
+    print(json.dumps({"growth_mb": (peak_of() - base) / 1024}))
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise OSError(f"/proc/self/status has no {field}")
+
+
+def rss_growth_mb(problems: list, solver_id: str) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "problems.pickle"
+        path.write_bytes(pickle.dumps(problems))
+        out = subprocess.run(
+            [sys.executable, __file__, "--rss-child", str(path), solver_id],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["growth_mb"])
 
 
 # -- part (b) ----------------------------------------------------------------------------------
@@ -294,7 +363,11 @@ def theta_part(seeds: int, check_seeds: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds (under about a minute)")
+    parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.rss_child:
+        rss_child(*args.rss_child)
+        return 0
     ref_seeds, our_seeds, theta_seeds, check_seeds = (1, 3, 5, 2) if args.quick else (3, 10, 20, 5)
     # The traced pass over the reference takes ~10-30 s per run; --quick traces it at w=10 only.
     partial = [(w, (0.3, 0.7)) for w in CERBERUS_WINDOWS]

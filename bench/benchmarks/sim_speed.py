@@ -7,6 +7,16 @@ Targets: FCFS + EASY at >= 10,000 jobs/s on the KTH-SP2 log (28k jobs) and on a 
 Lublin workload; peak memory under 1 GB for a 1,000,000-job workload (generation + simulation,
 measured as the peak resident set size of a child process, so imports and numpy count too).
 
+Issue 17 (target 5 and the conservative part of target 6), printed in a section of its own:
+FCFS + EASY >= 100,000 jobs/s in-process on the largest real trace in ../shared/traces (the issue
+names a 188,000-job trace; the largest here is KTH-SP2, 28,480 jobs), a 1,000,000-job Lublin
+workload under FCFS + EASY in < 60 s with peak memory < 1 GB (child process, from the memory run
+below), FCFS + conservative backfilling >= 25,000 jobs/s on KTH-SP2 next to EASY in the same run
+(issue anchors: 6,600 and 56,000 jobs/s), and the time of one scheduling pass against the queue
+length (KTH-SP2, FCFS + EASY and conservative: median per queue-length bin, a table and
+``figures/pass-time-vs-queue.png``). A pass is timed from the engine's call of the policy to
+the end of the actions it yields (the engine's handling of those actions included).
+
 Each speed row is the median of ``--repeat`` runs. The yardstick is ``bench/reference_sim.py``,
 a deliberately plain simulator with the same semantics (its schedules are identical, see
 ``tests/test_sim_reference.py``); it is run once per workload because it is slow on long queues.
@@ -17,6 +27,7 @@ across runs.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -42,6 +53,12 @@ from schedbench.simcore.system import System  # noqa: E402
 KTH = ROOT.parent.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"  # ROOT is bench/
 TARGET_JOBS_PER_S = 10_000
 TARGET_PEAK_MB = 1024
+#: Issue 17: target 5 (FCFS + EASY jobs/s; the 1M-job run's seconds) and target 6 (conservative).
+I17_EASY_JOBS_PER_S = 100_000
+I17_MILLION_S = 60.0
+I17_CONSERVATIVE_JOBS_PER_S = 25_000
+I17_TODAY = {"easy": 56_000, "conservative": 6_600}  # issue 17's "today" on KTH-SP2
+PASS_PLOT = Path(__file__).resolve().parent / "figures" / "pass-time-vs-queue.png"
 
 #: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
 FIGURE = {"name": "sim-speed", "full": [], "quick": ["--quick"], "format": "text"}
@@ -139,6 +156,161 @@ def memory_row(n: int, nodes: int):
     ]
 
 
+def _timed_policy(backfill: str, record: list[tuple[int, float]]) -> NaivePolicy:
+    """A NaivePolicy whose passes are timed: (queue length, seconds) per pass into ``record``."""
+    policy = NaivePolicy(backfill=backfill)
+    inner = policy.schedule
+
+    def schedule(view, now):
+        q = view.queue_length
+        t = time.perf_counter()
+        yield from inner(view, now)
+        record.append((q, time.perf_counter() - t))
+
+    policy.schedule = schedule  # type: ignore[method-assign]
+    return policy
+
+
+def pass_times(workload, system) -> dict[str, list[tuple[int, float]]]:
+    out: dict[str, list[tuple[int, float]]] = {}
+    for backfill in ("easy", "conservative"):
+        record: list[tuple[int, float]] = []
+        simulate(workload, system, _timed_policy(backfill, record), SimOptions(priority="fcfs"))
+        out[backfill] = record
+    return out
+
+
+_BINS = (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1 << 30)
+
+
+def pass_table(records: dict[str, list[tuple[int, float]]]) -> list[list[str]]:
+    rows = []
+    for lo, hi in itertools.pairwise(_BINS):
+        row = [
+            f"{lo}-{hi - 1}"
+            if hi - 1 > lo and hi < 1 << 30
+            else (f">= {lo}" if hi == 1 << 30 else str(lo))
+        ]
+        any_data = False
+        for backfill in ("easy", "conservative"):
+            xs = [t for q, t in records[backfill] if lo <= q < hi]
+            if xs:
+                any_data = True
+                row += [
+                    str(len(xs)),
+                    f"{1e6 * statistics.median(xs):,.1f}",
+                    f"{1e6 * max(xs):,.0f}",
+                ]
+            else:
+                row += ["0", "-", "-"]
+        if any_data:
+            rows.append(row)
+    return rows
+
+
+def pass_plot(records: dict[str, list[tuple[int, float]]]) -> str:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # report, do not gate
+        return f"(no plot: {exc})"
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for backfill, colour in (("easy", "tab:blue"), ("conservative", "tab:orange")):
+        mids, meds = [], []
+        for lo, hi in itertools.pairwise(_BINS):
+            xs = [t for q, t in records[backfill] if lo <= q < hi]
+            if xs:
+                qs = [q for q, _ in records[backfill] if lo <= q < hi]
+                mids.append(max(1.0, statistics.median(qs)))
+                meds.append(1e6 * statistics.median(xs))
+        ax.plot(mids, meds, "o-", color=colour, label=f"fcfs+{backfill} (median per bin)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("queue length at the pass (jobs)")
+    ax.set_ylabel("time per scheduling pass (us)")
+    ax.set_title("KTH-SP2: time per scheduling pass against queue length")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    PASS_PLOT.parent.mkdir(exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(PASS_PLOT, dpi=100)
+    plt.close(fig)
+    return f"plot: {PASS_PLOT.relative_to(ROOT.parent)}"
+
+
+def issue17_section(kth, repeat: int, million: list[str] | None) -> None:
+    """Issue 17 targets 5 and 6 (conservative): rates side by side in one run, verdicts."""
+    print("\nissue 17: simulator scale (target 5) and conservative backfilling (target 6)")
+    print(
+        "largest real trace in ../shared/traces: KTH-SP2 (the issue's 188,000-job trace is not "
+        "there)"
+    )
+    rows = []
+    if kth is not None:
+        w, system = kth
+        easy, _easy_s, _ = _rate(w, system, {"backfill": "easy"}, "fcfs", repeat)
+        times = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            simulate(w, system, NaivePolicy(backfill="easy"), SimOptions(priority="fcfs"))
+            times.append(time.perf_counter() - t)
+        worst_easy = len(w) / max(times)
+        cons, cons_s, _ = _rate(w, system, {"backfill": "conservative"}, "fcfs", repeat)
+        rows.append(
+            [
+                "5. fcfs+easy, KTH-SP2",
+                f"{easy:,.0f} jobs/s (slowest run {worst_easy:,.0f})",
+                f"issue today {I17_TODAY['easy']:,}: {easy / I17_TODAY['easy']:.2f}x",
+                f">= {I17_EASY_JOBS_PER_S:,}: {'yes' if easy >= I17_EASY_JOBS_PER_S else 'no'}",
+            ]
+        )
+        rows.append(
+            [
+                "6. fcfs+conservative, KTH-SP2",
+                f"{cons:,.0f} jobs/s ({cons_s:.2f} s)",
+                f"EASY same run {easy:,.0f}: {cons / easy:.2f}x; issue today "
+                f"{I17_TODAY['conservative']:,}: {cons / I17_TODAY['conservative']:.2f}x",
+                f">= {I17_CONSERVATIVE_JOBS_PER_S:,}: "
+                f"{'yes' if cons >= I17_CONSERVATIVE_JOBS_PER_S else 'no'}",
+            ]
+        )
+    else:
+        print(f"(skipping KTH: {KTH} not present)")
+    if million is not None:
+        sim_s, peak = float(million[4]), float(million[2])
+        rows.append(
+            [
+                "5. lublin 1,000,000 jobs, fcfs+easy",
+                f"simulate {sim_s:.1f} s (+ generate {million[3]} s), peak RSS {peak:.0f} MB",
+                "-",
+                f"< {I17_MILLION_S:.0f} s: {'yes' if sim_s < I17_MILLION_S else 'no'}; "
+                f"< {TARGET_PEAK_MB} MB: {'yes' if peak < TARGET_PEAK_MB else 'no'}",
+            ]
+        )
+    if rows:
+        print(tabulate(rows, headers=["target", "measured (median)", "anchor", "met?"]))
+    if kth is not None:
+        records = pass_times(*kth)
+        print("\ntime per scheduling pass against queue length (KTH-SP2; us)")
+        print(
+            tabulate(
+                pass_table(records),
+                headers=[
+                    "queue",
+                    "easy passes",
+                    "easy median",
+                    "easy max",
+                    "cons. passes",
+                    "cons. median",
+                    "cons. max",
+                ],
+            )
+        )
+        print(pass_plot(records))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small workloads, no 1M-job memory run")
@@ -146,12 +318,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     print(machine_line())
     rows = []
+    kth = None
     if KTH.exists():
         w = read_swf(KTH)
+        kth = (w, System.simple("kth", w.machine_size or int(w.nodes.max())))
         rows += speed_rows(
             "KTH-SP2",
             w,
-            System.simple("kth", w.machine_size or int(w.nodes.max())),
+            kth[1],
             args.repeat,
             reference=True,
             extra=not args.quick,
@@ -185,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     )
+    mem = None
     if not args.quick:
         print()
         mem = [memory_row(1_000_000, 4096)]
@@ -203,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             )
         )
+    issue17_section(kth, args.repeat, mem[0] if mem else None)
     return 0
 
 
