@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import time
 import traceback
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -119,7 +120,7 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
     metrics: dict[str, Any] = {}
     status = COMPLETED
     try:
-        run_cell = _cerberus_cell if sc.lifecycle == "cerberus" else _engine_cell
+        run_cell = _CORES.get(sc.lifecycle, _engine_cell)
         metrics = run_cell(cell, payload.get("runs_dir"))
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
         status = "error"
@@ -199,7 +200,9 @@ def _engine_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str,
 
 
 def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
-    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics."""
+    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics.
+    ``runs_dir`` is not used yet: the report's schedule pictures read the engine's outputs, and
+    Cerberus runs write their own per-job tables (``reproduce cerberus``, ``simulate``)."""
     from schedbench.bench.run.cerberus import run_scenario
 
     sc = cell.scenario
@@ -213,6 +216,12 @@ def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[st
     metrics["wall_s"] = result.wall_s
     metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
     return metrics
+
+
+#: Simulation cores by lifecycle, for lifecycles that do not run on the engine.
+_CORES: dict[str, Callable[[SimulationCell, str | None], dict[str, Any]]] = {
+    "cerberus": _cerberus_cell,
+}
 
 
 def execute(payload: dict[str, Any]) -> CellRecord:
