@@ -216,7 +216,7 @@ class Planner:
 
     def hole_nodes(self) -> list[int]:
         """Nodes with hole cores, in scan order."""
-        return [n for n in range(self._sim.N) if self._sim.holes[n]]
+        return sorted(self._sim.hole_set)
 
     def fits_hole_only(self, job: int, node: int) -> bool:
         """The pool-exhausted test (§7): the job's cores all from the node's hole."""
@@ -331,6 +331,7 @@ class LocalitySimulator:
         self.n_free = [C] * N
         self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
         self.hole_nodes_count = 0
+        self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rank = 0
         self.running_nodes = 0
@@ -346,6 +347,7 @@ class LocalitySimulator:
         self.ended_at = -1
         self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
         self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self._rows: dict[int, list[tuple[int, int, float]]] = {}  # see _evict_rows
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -383,27 +385,38 @@ class LocalitySimulator:
     def _begin_run(self) -> None:
         """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
         running now; a file whose last user ended this very second gets a zero-length interval at
-        now; intervals planned by earlier runs are dropped."""
+        now; intervals planned by earlier runs are dropped.
+
+        The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
+        run first reads or extends them. Nothing a run does changes what the rebuild reads (the
+        entry's users, load completion and end time change only when jobs start or end, between
+        runs), so the result is the same as rebuilding every entry here."""
         self.run_id += 1
-        t = self.t
-        run = self.run_id
         for byf in self.planned_by_file.values():
             byf.clear()
         self.planned_by_file = {}
         for d in self.planned_by_node:
             d.clear()
-        for node_entries in self.live_by_node:
-            for e in node_entries.values():
+        self._rows = {}
+
+    def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
+        """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
+        one (now, load complete, end) if jobs running now use the file, a zero-length one at now
+        if its last user ended this very second, else none (until the run plans one)."""
+        if e.run != self.run_id:
+            t = self.t
+            if e.users > 0:
                 e.ivals = [(t, max(e.load_done, t), e.end_time)]
-                e.run = run
-        if self.ended_at == t:
-            for e in self.ended_now:
-                if e.users == 0 and e.end_time >= t:
-                    e.ivals = [(t, t, t)]
-                    e.run = run
+            elif self.ended_at == t and e.end_time == t:
+                # users == 0 and end_time == now: its last user ended this second (ended_now)
+                e.ivals = [(t, t, t)]
+            else:
+                e.ivals = []
+            e.run = self.run_id
+        return e.ivals
 
     def _has_ivals(self, e: FileEntry) -> bool:
-        return e.run == self.run_id and bool(e.ivals)
+        return bool(self._ivals(e))
 
     def _file_entries(self, f: int) -> list[FileEntry]:
         out: dict[int, FileEntry] = {}
@@ -421,7 +434,7 @@ class LocalitySimulator:
 
     def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
         """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
-        for s, load, end in e.ivals:
+        for s, load, end in self._ivals(e):
             if s <= at and load <= at and at <= end:
                 return 0.0
             if s <= at and at <= end:
@@ -463,20 +476,29 @@ class LocalitySimulator:
         seen.update(self.planned_by_node[node])
         return sorted((e for e in seen.values() if self._has_ivals(e)), key=lambda e: e.rank)
 
+    def _evict_rows(self, node: int) -> list[tuple[int, int, float]]:
+        """(file, end of its latest interval, size) of the node's entries with intervals, in
+        list (rank) order; kept for the run until a placement on the node changes them."""
+        rows = self._rows.get(node)
+        if rows is None:
+            rows = [(e.file, e.ivals[-1][2], e.size) for e in self._node_interval_entries(node)]
+            self._rows[node] = rows
+        return rows
+
     def evict_term(self, job: int, node: int, at: int) -> float:
         f = self.file[job]
-        entries = self._node_interval_entries(node)
+        rows = self._evict_rows(node)
         if self.options.single_precision:
             acc = np.float32(0.0)
-            for e in entries:
-                if e.file != f and at >= e.ivals[-1][2]:
-                    acc = np.float32(acc + np.float32(e.size))
+            for file, end, size in rows:
+                if file != f and at >= end:
+                    acc = np.float32(acc + np.float32(size))
             share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
             return float(np.float32(np.float32(acc * share) / np.float32(self.bw32)))
         total = 0.0
-        for e in entries:
-            if e.file != f and at >= e.ivals[-1][2]:
-                total += e.size
+        for file, end, size in rows:
+            if file != f and at >= end:
+                total += size
         return total * self.cores[job] / self.C / self.platform.bandwidth_gbps
 
     def _entry(self, node: int, f: int) -> FileEntry:
@@ -537,6 +559,7 @@ class LocalitySimulator:
         holes = self.holes[node]
         if not holes:
             self.hole_nodes_count += 1
+            self.hole_set.add(node)
         if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
             holes.insert(0, [core, hole_end])
             return
@@ -629,6 +652,7 @@ class LocalitySimulator:
                 self.holes[node] = [h for h in holes if h[0] not in gone]
                 if not self.holes[node]:
                     self.hole_nodes_count -= 1
+                    self.hole_set.discard(node)
             self.at_t += c
             planner.claimed += outside
             self.counters["backfilled"] += 1
@@ -673,10 +697,8 @@ class LocalitySimulator:
         f = self.file[job]
         if add_interval and self.scheduler.uses_files:
             e = self._entry(node, f)
-            if e.run != self.run_id:
-                e.ivals = []
-                e.run = self.run_id
-            e.ivals.append((start, start + transfer, start + wall))
+            self._ivals(e).append((start, start + transfer, start + wall))
+            self._rows.pop(node, None)
             self.planned_by_node[node][f] = e
             self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)
@@ -824,6 +846,7 @@ class LocalitySimulator:
         self.cid = order.astype(np.int64)
         self.holes = [[] for _ in range(self.N)]
         self.hole_nodes_count = 0
+        self.hole_set.clear()
         self.biggest_hole = 0
         self.at_t = 0
         self.starts_at.clear()
