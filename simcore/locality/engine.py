@@ -206,6 +206,11 @@ class Planner:
         × cores / cores_per_node / bandwidth (float32 arithmetic in single precision)."""
         return self._sim.evict_term(job, node, at)
 
+    def evict_terms(self, job: int, nodes: Sequence[int], at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` on each of ``nodes`` at ``at[k]``, computed in one vectorised step
+        (the same values, float64)."""
+        return self._sim.evict_terms(job, nodes, at)
+
     def has_holes(self) -> bool:
         return self._sim.hole_nodes_count > 0
 
@@ -347,7 +352,8 @@ class LocalitySimulator:
         self.ended_at = -1
         self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
         self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self._rows: dict[int, list[tuple[int, int, float]]] = {}  # see _evict_rows
+        self._rows: dict[int, list[tuple[int, int, Any]]] = {}  # see _evict_rows
+        self._row_arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -398,6 +404,7 @@ class LocalitySimulator:
         for d in self.planned_by_node:
             d.clear()
         self._rows = {}
+        self._row_arrays = {}
 
     def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
         """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
@@ -476,14 +483,66 @@ class LocalitySimulator:
         seen.update(self.planned_by_node[node])
         return sorted((e for e in seen.values() if self._has_ivals(e)), key=lambda e: e.rank)
 
-    def _evict_rows(self, node: int) -> list[tuple[int, int, float]]:
+    def _evict_rows(self, node: int) -> list[tuple[int, int, Any]]:
         """(file, end of its latest interval, size) of the node's entries with intervals, in
-        list (rank) order; kept for the run until a placement on the node changes them."""
+        list (rank) order, the size a ``np.float32`` in single precision; kept for the run until
+        a placement on the node changes them."""
         rows = self._rows.get(node)
         if rows is None:
-            rows = [(e.file, e.ivals[-1][2], e.size) for e in self._node_interval_entries(node)]
+            entries = self._node_interval_entries(node)
+            if self.options.single_precision:
+                f32 = np.float32
+                rows = [(e.file, e.ivals[-1][2], f32(e.size)) for e in entries]
+            else:
+                rows = [(e.file, e.ivals[-1][2], e.size) for e in entries]
             self._rows[node] = rows
         return rows
+
+    def _evict_row_arrays(self, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_evict_rows` as arrays: files, interval ends, sizes (float32 or float64)."""
+        arrs = self._row_arrays.get(node)
+        if arrs is None:
+            rows = self._evict_rows(node)
+            dtype = np.float32 if self.options.single_precision else np.float64
+            arrs = (
+                np.array([r[0] for r in rows], dtype=np.int64),
+                np.array([r[1] for r in rows], dtype=np.int64),
+                np.array([r[2] for r in rows], dtype=dtype),
+            )
+            self._row_arrays[node] = arrs
+        return arrs
+
+    def evict_terms(self, job: int, nodes: Sequence[int], at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``, in one vectorised step
+        with the same rounding: each node's sizes are summed in list order (``cumsum`` is a
+        sequential sum; ``np.sum`` would pair them up and round differently), in float32 in
+        single precision. Returns float64 values equal to :meth:`evict_term`'s."""
+        f = self.file[job]
+        k = len(nodes)
+        single = self.options.single_precision
+        dtype = np.float32 if single else np.float64
+        parts = [self._evict_row_arrays(n) for n in nodes]
+        lens = [a[0].size for a in parts]
+        width = max(lens) if lens else 0
+        if width == 0:
+            acc = np.zeros(k, dtype=dtype)
+        else:
+            files = np.concatenate([a[0] for a in parts])
+            ends = np.concatenate([a[1] for a in parts])
+            sizes = np.concatenate([a[2] for a in parts])
+            seg = np.repeat(np.arange(k), lens)
+            starts = np.cumsum(lens) - np.asarray(lens)
+            col = np.arange(files.size) - np.repeat(starts, lens)
+            keep = (files != f) & (ends <= np.asarray(at, dtype=np.int64)[seg])
+            grid = np.zeros((k, width), dtype=dtype)
+            grid[seg[keep], col[keep]] = sizes[keep]
+            # x + 0 == x exactly: the padding and the skipped rows leave each running sum as is
+            acc = np.cumsum(grid, axis=1, dtype=dtype)[:, -1]
+        if single:
+            share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
+            out32 = ((acc * share).astype(np.float32) / np.float32(self.bw32)).astype(np.float32)
+            return out32.astype(np.float64)
+        return np.asarray(acc * self.cores[job] / self.C / self.platform.bandwidth_gbps)
 
     def evict_term(self, job: int, node: int, at: int) -> float:
         f = self.file[job]
@@ -492,7 +551,7 @@ class LocalitySimulator:
             acc = np.float32(0.0)
             for file, end, size in rows:
                 if file != f and at >= end:
-                    acc = np.float32(acc + np.float32(size))
+                    acc = acc + size  # float32 + float32: single-precision rounding
             share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
             return float(np.float32(np.float32(acc * share) / np.float32(self.bw32)))
         total = 0.0
@@ -699,6 +758,7 @@ class LocalitySimulator:
             e = self._entry(node, f)
             self._ivals(e).append((start, start + transfer, start + wall))
             self._rows.pop(node, None)
+            self._row_arrays.pop(node, None)
             self.planned_by_node[node][f] = e
             self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)

@@ -74,11 +74,15 @@ def select_reference(
     w_evict: np.ndarray,
     exact: Any,
     single: bool,
+    exact_many: Any = None,
 ) -> int:
     """The first index of smallest (truncated) score, computing the eviction term only where
     it can matter: ``partial[i]`` = EAT + W_load·TL (float32 or float64), ``exact(i)`` the full
     score of ``i``. Candidates are visited by increasing lower bound; the full score never
-    undercuts its partial sum, so the visit stops once no candidate can beat the best."""
+    undercuts its partial sum, so the visit stops once no candidate can beat the best.
+    ``exact_many(indices)``, if given, returns the full scores of all ``indices`` at once (the
+    same values as ``exact``): the candidates that may be visited are then scored in one
+    vectorised step."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
     i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):
@@ -88,15 +92,34 @@ def select_reference(
     # only candidates whose lower bound does not exceed the first full score can win: sort those
     cand = np.flatnonzero(lb <= best_v)
     if cand.size > 1:
-        for i in cand[np.lexsort((cand, lb[cand]))].tolist():
+        order = cand[np.lexsort((cand, lb[cand]))]
+        known: dict[int, Any] = {}
+        if exact_many is not None:
+            need = order[(order != i0) & (w_evict[order] != 0)]
+            if need.size:
+                known = dict(zip(need.tolist(), exact_many(need), strict=True))
+        for i in order.tolist():
             if i == i0:
                 continue
             if lb[i] > best_v or (lb[i] == best_v and i > best_i):
                 break
-            v = exact(i) if w_evict[i] else lb[i]
+            if w_evict[i]:
+                v = known[i] if i in known else exact(i)
+            else:
+                v = lb[i]
             if v < best_v or (v == best_v and i < best_i):
                 best_v, best_i = v, i
     return best_i
+
+
+def _trunc_full_many(partial: np.ndarray, w2: np.ndarray, e: np.ndarray, single: bool) -> list[Any]:
+    """:func:`_trunc_full` elementwise (the same float32 / float64 operations)."""
+    if single:
+        term = (w2.astype(np.float32) * e.astype(np.float32)).astype(np.float32)
+        full = (partial.astype(np.float32) + term).astype(np.float32)
+        return [int(x) for x in np.trunc(full).tolist()]
+    out: list[Any] = (partial.astype(np.float64) + w2.astype(np.float64) * e).tolist()
+    return out
 
 
 def _trunc_full(partial_i: Any, w2: float, e: float, single: bool) -> Any:
@@ -372,7 +395,12 @@ class ScoreScheduler(_Base):
                 start = max(int(np.ceil(d.start)), int(eat[node]))
                 p.place(j, node, start, int(tl[node]))
                 return
-        node = select_reference(partial, w2, exact, single)
+
+        def exact_many(idx: np.ndarray) -> list[Any]:
+            e = p.evict_terms(j, idx.tolist(), eat[idx])
+            return _trunc_full_many(partial[idx], w2[idx], e, single)
+
+        node = select_reference(partial, w2, exact, single, exact_many)
         p.place(j, node, int(eat[node]), int(tl[node]))
 
     def _place_bf(self, p: Planner, j: int) -> None:
@@ -452,6 +480,9 @@ class ScoreScheduler(_Base):
                 partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single
             ),
             single,
+            lambda idx: _trunc_full_many(
+                partial[idx], w2[idx], p.evict_terms(j, idx.tolist(), eat[idx]), single
+            ),
         )
         best_v: Any = _trunc_full(
             partial[normal],
