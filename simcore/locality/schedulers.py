@@ -103,10 +103,7 @@ def select_reference(
                 continue
             if lb[i] > best_v or (lb[i] == best_v and i > best_i):
                 break
-            if w_evict[i]:
-                v = known[i] if i in known else exact(i)
-            else:
-                v = lb[i]
+            v = (known[i] if i in known else exact(i)) if w_evict[i] else lb[i]
             if v < best_v or (v == best_v and i < best_i):
                 best_v, best_i = v, i
     return best_i
