@@ -524,7 +524,7 @@ class LocalitySimulator:
         parts = [self._evict_row_arrays(n) for n in nodes]
         lens = [a[0].size for a in parts]
         width = max(lens) if lens else 0
-        acc: np.ndarray[Any, Any]
+        acc: Any  # float32 or float64 array
         if width == 0:
             acc = np.zeros(k, dtype=dtype)
         else:
