@@ -206,7 +206,7 @@ class Planner:
         × cores / cores_per_node / bandwidth (float32 arithmetic in single precision)."""
         return self._sim.evict_term(job, node, at)
 
-    def evict_terms(self, job: int, nodes: Sequence[int], at: np.ndarray) -> np.ndarray:
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
         """:meth:`evict_term` on each of ``nodes`` at ``at[k]``, computed in one vectorised step
         (the same values, float64)."""
         return self._sim.evict_terms(job, nodes, at)
@@ -353,7 +353,11 @@ class LocalitySimulator:
         self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
         self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rows: dict[int, list[tuple[int, int, Any]]] = {}  # see _evict_rows
-        self._row_arrays: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        # the same rows for every node as padded arrays (node x slot), valid for run _row_run
+        self._row_file = np.zeros((N, 8), dtype=np.int64)
+        self._row_end = np.full((N, 8), _NEVER, dtype=np.int64)  # padding is never evicted
+        self._row_size = np.zeros((N, 8), dtype=np.float32 if single else np.float64)
+        self._row_run = np.full(N, -1, dtype=np.int64)
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -404,7 +408,6 @@ class LocalitySimulator:
         for d in self.planned_by_node:
             d.clear()
         self._rows = {}
-        self._row_arrays = {}
 
     def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
         """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
@@ -498,47 +501,41 @@ class LocalitySimulator:
             self._rows[node] = rows
         return rows
 
-    def _evict_row_arrays(self, node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_evict_rows` as arrays: files, interval ends, sizes (float32 or float64)."""
-        arrs = self._row_arrays.get(node)
-        if arrs is None:
-            rows = self._evict_rows(node)
-            dtype = np.float32 if self.options.single_precision else np.float64
-            arrs = (
-                np.array([r[0] for r in rows], dtype=np.int64),
-                np.array([r[1] for r in rows], dtype=np.int64),
-                np.array([r[2] for r in rows], dtype=dtype),
-            )
-            self._row_arrays[node] = arrs
-        return arrs
+    def _fill_row(self, node: int) -> None:
+        """Copy :meth:`_evict_rows` of ``node`` into the padded row arrays (widened as needed)."""
+        rows = self._evict_rows(node)
+        n = len(rows)
+        width = self._row_file.shape[1]
+        if n > width:
+            grow = max(n, 2 * width) - width
+            self._row_file = np.pad(self._row_file, ((0, 0), (0, grow)))
+            self._row_end = np.pad(self._row_end, ((0, 0), (0, grow)), constant_values=_NEVER)
+            self._row_size = np.pad(self._row_size, ((0, 0), (0, grow)))
+        self._row_file[node] = 0
+        self._row_end[node] = _NEVER
+        self._row_size[node] = 0
+        if n:
+            self._row_file[node, :n] = [r[0] for r in rows]
+            self._row_end[node, :n] = [r[1] for r in rows]
+            self._row_size[node, :n] = [r[2] for r in rows]
+        self._row_run[node] = self.run_id
 
-    def evict_terms(self, job: int, nodes: Sequence[int], at: np.ndarray) -> np.ndarray:
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
         """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``, in one vectorised step
         with the same rounding: each node's sizes are summed in list order (``cumsum`` is a
         sequential sum; ``np.sum`` would pair them up and round differently), in float32 in
         single precision. Returns float64 values equal to :meth:`evict_term`'s."""
-        f = self.file[job]
-        k = len(nodes)
+        nodes = np.asarray(nodes, dtype=np.int64)
+        for n in nodes[self._row_run[nodes] != self.run_id].tolist():
+            self._fill_row(n)
         single = self.options.single_precision
         dtype = np.float32 if single else np.float64
-        parts = [self._evict_row_arrays(n) for n in nodes]
-        lens = [a[0].size for a in parts]
-        width = max(lens) if lens else 0
-        acc: Any  # float32 or float64 array
-        if width == 0:
-            acc = np.zeros(k, dtype=dtype)
-        else:
-            files = np.concatenate([a[0] for a in parts])
-            ends = np.concatenate([a[1] for a in parts])
-            sizes = np.concatenate([a[2] for a in parts])
-            seg = np.repeat(np.arange(k), lens)
-            starts = np.cumsum(lens) - np.asarray(lens)
-            col = np.arange(files.size) - np.repeat(starts, lens)
-            keep = (files != f) & (ends <= np.asarray(at, dtype=np.int64)[seg])
-            grid = np.zeros((k, width), dtype=dtype)
-            grid[seg[keep], col[keep]] = sizes[keep]
-            # x + 0 == x exactly: the padding and the skipped rows leave each running sum as is
-            acc = np.cumsum(grid, axis=1, dtype=dtype)[:, -1]
+        keep = (self._row_file[nodes] != self.file[job]) & (
+            self._row_end[nodes] <= np.asarray(at, dtype=np.int64)[:, None]
+        )
+        # x + 0 == x exactly: padding and skipped rows leave each running sum as it is
+        grid = np.where(keep, self._row_size[nodes], dtype(0))
+        acc: Any = np.cumsum(grid, axis=1, dtype=dtype)[:, -1]  # float32 or float64
         if single:
             share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
             out32 = ((acc * share).astype(np.float32) / np.float32(self.bw32)).astype(np.float32)
@@ -759,7 +756,7 @@ class LocalitySimulator:
             e = self._entry(node, f)
             self._ivals(e).append((start, start + transfer, start + wall))
             self._rows.pop(node, None)
-            self._row_arrays.pop(node, None)
+            self._row_run[node] = -1
             self.planned_by_node[node][f] = e
             self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)

@@ -296,6 +296,7 @@ class ScoreScheduler(_Base):
     rule: str = "lea"
 
     def __post_init__(self) -> None:
+        self._const_weights: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         if self.rule not in ("eft", "lea", "leo", "lem"):
             raise ConfigError(
                 f"score scheduler rule: expected eft, lea, leo or lem, got {self.rule!r}"
@@ -314,6 +315,17 @@ class ScoreScheduler(_Base):
     def _weights(self, p: Planner, eat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w1, w2 = self._base_weights(p)
         n = eat.size
+        if self.rule != "leo":
+            # the same weights on every node: read-only arrays kept for the whole simulation
+            key = (w1, w2, n)
+            pair = self._const_weights.get(key)
+            if pair is None:
+                c1 = np.full(n, w1, dtype=np.int64)
+                c2 = np.full(n, w2, dtype=np.int64)
+                c1.setflags(write=False)
+                c2.setflags(write=False)
+                pair = self._const_weights[key] = (c1, c2)
+            return pair
         v1 = np.full(n, w1, dtype=np.int64)
         v2 = np.full(n, w2, dtype=np.int64)
         if self.rule == "leo":
@@ -394,7 +406,7 @@ class ScoreScheduler(_Base):
                 return
 
         def exact_many(idx: np.ndarray) -> list[Any]:
-            e = p.evict_terms(j, idx.tolist(), eat[idx])
+            e = p.evict_terms(j, idx, eat[idx])
             return _trunc_full_many(partial[idx], w2[idx], e, single)
 
         node = select_reference(partial, w2, exact, single, exact_many)
@@ -478,7 +490,7 @@ class ScoreScheduler(_Base):
             ),
             single,
             lambda idx: _trunc_full_many(
-                partial[idx], w2[idx], p.evict_terms(j, idx.tolist(), eat[idx]), single
+                partial[idx], w2[idx], p.evict_terms(j, idx, eat[idx]), single
             ),
         )
         best_v: Any = _trunc_full(
