@@ -94,16 +94,24 @@ def select_reference(
     if cand.size > 1:
         order = cand[np.lexsort((cand, lb[cand]))]
         known: dict[int, Any] = {}
-        if exact_many is not None:
-            need = order[(order != i0) & (w_evict[order] != 0)]
-            if need.size:
-                known = dict(zip(need.tolist(), exact_many(need), strict=True))
+        need = order[(order != i0) & (w_evict[order] != 0)] if exact_many is not None else None
+        pos, chunk = 0, 16  # score the candidates in visit order, in chunks of growing size
         for i in order.tolist():
             if i == i0:
                 continue
             if lb[i] > best_v or (lb[i] == best_v and i > best_i):
                 break
-            v = (known[i] if i in known else exact(i)) if w_evict[i] else lb[i]
+            if not w_evict[i]:
+                v = lb[i]
+            elif need is None:
+                v = exact(i)
+            else:
+                if i not in known:
+                    take = need[pos : pos + chunk]
+                    pos += take.size
+                    chunk *= 2
+                    known.update(zip(take.tolist(), exact_many(take), strict=True))
+                v = known[i]
             if v < best_v or (v == best_v and i < best_i):
                 best_v, best_i = v, i
     return best_i
