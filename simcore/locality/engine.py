@@ -636,14 +636,16 @@ class LocalitySimulator:
     # =============================================================================================
     # Placement (the planner's actions)
     # =============================================================================================
-    def _sort_node(self, node: int, times_by_id: np.ndarray) -> None:
-        order = np.lexsort((np.arange(self.C), times_by_id))
-        self.avail[node] = times_by_id[order]
+    def _sort_node(self, node: int, times_by_id: list[int]) -> None:
+        """The node's row sorted by (free time, core id) (a stable sort of the ids by time)."""
+        order = sorted(range(self.C), key=times_by_id.__getitem__)
+        self.avail[node] = [times_by_id[k] for k in order]
         self.cid[node] = order
 
-    def _times_by_id(self, node: int) -> np.ndarray:
-        out = np.empty(self.C, dtype=np.int64)
-        out[self.cid[node]] = self.avail[node]
+    def _times_by_id(self, node: int) -> list[int]:
+        out = [0] * self.C
+        for core, at in zip(self.cid[node].tolist(), self.avail[node].tolist(), strict=True):
+            out[core] = at
         return out
 
     def place(
@@ -737,10 +739,10 @@ class LocalitySimulator:
             if node == self.biggest_hole_id:
                 self._new_biggest_hole()
         else:
-            row_ids = self.cid[node]
-            row_t = self.avail[node]
+            row_ids = self.cid[node].tolist()
+            row_t = self.avail[node].tolist()
             for k in range(c):
-                core = int(row_ids[k])
+                core = row_ids[k]
                 used.append(core)
                 if row_t[k] <= t:
                     planner.claimed += 1
