@@ -510,9 +510,13 @@ class ScoreScheduler(_Base):
         best_key = (normal, 0)
         choice: tuple[int, int, int, float] | None = None
         for n, from_hole, outside, tl_n, part in bf:
+            key = (n, 1)
+            # the full score is never below the partial one: skip E where it cannot win
+            low = int(np.trunc(part)) if single else part
+            if low > best_v or (low == best_v and key > best_key):
+                continue
             e_n = p.evict_term(j, n, now) if w2[n] else 0.0
             v = _trunc_full(part, float(w2[n]), e_n, single)
-            key = (n, 1)
             if v < best_v or (v == best_v and key < best_key):
                 best_v, best_key = v, key
                 choice = (n, from_hole, outside, tl_n)
