@@ -219,6 +219,11 @@ class Planner:
         cores from fully free cores)."""
         return self._sim.can_backfill(job, node)
 
+    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
+        """:meth:`backfill_check` on every hole node in scan order, the nodes where it succeeds:
+        (node, cores from the hole, cores from fully free cores)."""
+        return self._sim.backfill_options(job)
+
     def hole_nodes(self) -> list[int]:
         """Nodes with hole cores, in scan order."""
         return sorted(self._sim.hole_set)
@@ -596,6 +601,32 @@ class LocalitySimulator:
             if avail[k] > t:
                 return False, 0, 0
         return True, from_hole, outside
+
+    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
+        """:meth:`can_backfill` on every hole node in scan order, where it succeeds. Two of its
+        necessary conditions are tested for all hole nodes at once first: enough cores free now
+        besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
+        if not self.hole_set:
+            return []
+        nodes = sorted(self.hole_set)
+        c = self.cores[job]
+        t = self.t
+        holes = self.holes
+        n_holes = np.array([len(holes[n]) for n in nodes], dtype=np.int64)
+        idx = np.arange(len(nodes))
+        col = np.clip(c - 1 - n_holes, 0, self.C - 1)
+        ok = (c <= n_holes) | (self.avail[nodes, col] <= t)
+        if not self.options.bf_hole_quirk:
+            # holes are sorted by their end: the last one lasts longest
+            last_end = np.array([holes[n][-1][1] for n in nodes], dtype=np.int64)
+            ok &= last_end >= t + self.walltime[job]
+        out: list[tuple[int, int, int]] = []
+        for k in idx[ok].tolist():
+            n = nodes[k]
+            fine, from_hole, outside = self.can_backfill(job, n)
+            if fine:
+                out.append((n, from_hole, outside))
+        return out
 
     def fits_hole_only(self, job: int, node: int) -> bool:
         holes = self.holes[node]

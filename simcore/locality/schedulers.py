@@ -431,10 +431,7 @@ class ScoreScheduler(_Base):
         # backfilled candidates: node n scored now, after its normal candidate
         bf: list[tuple[int, int, int, float, Any]] = []  # node, from_hole, outside, tl, partial
         if p.has_holes():
-            for n in p.hole_nodes():
-                ok, from_hole, outside = p.backfill_check(j, n)
-                if not ok:
-                    continue
+            for n, from_hole, outside in p.backfill_options(j):
                 tl_n = float(tl[n]) if eat[n] == now else p.load_term(j, n, now)
                 part: Any
                 if single:
