@@ -7,8 +7,11 @@ against that 1 s figure, not a side-by-side measurement.
     .venv/bin/python bench/benchmarks/locality_speed.py [--mode reference|paper]
         [--schedulers fcfs lea ...] [--profile lea]
 
-``--profile NAME`` also runs ``NAME`` under cProfile and prints where the time goes (the top
-functions by cumulative and by own time).
+Each row gives wall and CPU (``time.process_time``) seconds — on the shared 2-core machine the
+CPU figure is the one to compare, the load average is printed before and after — and a digest
+of the schedule (per-job start, node, transfer, end, load wait), so that a speed change can be
+checked to leave the schedules as they were. ``--profile NAME`` also runs ``NAME`` under
+cProfile and prints where the time goes (the top functions by cumulative and by own time).
 """
 
 from __future__ import annotations
