@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 from pathlib import Path
 
 import numpy as np
@@ -423,3 +424,79 @@ def test_options_that_change_the_schedule_of_the_small_workload(small, field, va
     b = simulate_locality(small, scheduler, plat, LocalityOptions.reference(**{field: value}))
     assert not (np.array_equal(a.start, b.start) and np.array_equal(a.node, b.node))
     check_schedule(small, b)
+
+
+# Schedules pinned before the speed work of issue 15 (computed on main at 4825928): a change
+# that only makes the simulator faster must leave every one of them unchanged.
+_PINNED_CASES = {
+    "small": (dict(jobs=240, nodes=3, days=1, users=8, seed=11), 3),
+    "mid": (
+        dict(jobs=1200, nodes=24, days=1, users=40, seed=5, load=1.05, evaluated_share=0.1),
+        24,
+    ),
+}
+_PINNED_DIGESTS = {
+    "small/reference/fcfs": "397f9911ae0ea796",
+    "small/reference/eft": "46b96d06081a04ff",
+    "small/reference/lea": "c1a9dba239681c72",
+    "small/reference/leo": "65bab8724e8aebb3",
+    "small/reference/lem": "b0dcffdf2324eaaa",
+    "small/reference/fcfs-bf": "f95cf778e9793660",
+    "small/reference/eft-bf": "6b356f8a647b1abe",
+    "small/reference/lea-bf": "2b7afeb29c86e21f",
+    "small/reference/leo-bf": "33341a8944de24aa",
+    "small/reference/lem-bf": "359cf65e0c8035b4",
+    "small/paper/fcfs": "c066d395b8b2f712",
+    "small/paper/eft": "ad2a2bb77a2cf0ef",
+    "small/paper/lea": "d9f94f81fb1e9a6e",
+    "small/paper/leo": "c1035371b8a7025f",
+    "small/paper/lem": "99d8b8f2e72261a8",
+    "small/paper/fcfs-bf": "fe2663b09a8fbb31",
+    "small/paper/eft-bf": "bfcc674a7305d739",
+    "small/paper/lea-bf": "ad10e8d37565ee7d",
+    "small/paper/leo-bf": "5b28d44edfd5bdba",
+    "small/paper/lem-bf": "74e50be26196c5d5",
+    "mid/reference/fcfs": "aafdf508879cb3ad",
+    "mid/reference/eft": "b4240f7e1b2b91bf",
+    "mid/reference/lea": "e4b9d15d50eda875",
+    "mid/reference/leo": "a03a52f9d7561810",
+    "mid/reference/lem": "111d8578465f8933",
+    "mid/reference/fcfs-bf": "b1627d376ca562d8",
+    "mid/reference/eft-bf": "4a545cae00711882",
+    "mid/reference/lea-bf": "206ffc5428cd51ab",
+    "mid/reference/leo-bf": "31a1cbd4ab2cf80b",
+    "mid/reference/lem-bf": "ead62654c3cd5fca",
+    "mid/paper/fcfs": "c6e47eb11f991a3c",
+    "mid/paper/eft": "589074c679677235",
+    "mid/paper/lea": "c8db5a36e6781b04",
+    "mid/paper/leo": "cf87dec07a621e54",
+    "mid/paper/lem": "6af71c813bb54d37",
+    "mid/paper/fcfs-bf": "b1e53edc5c480dc6",
+    "mid/paper/eft-bf": "cfb362cc5a5ca314",
+    "mid/paper/lea-bf": "97573f49f01f0a5f",
+    "mid/paper/leo-bf": "b5d00947fd387ac2",
+    "mid/paper/lem-bf": "964dc5feb2f99082",
+}
+
+
+@pytest.fixture(scope="module")
+def pinned_workloads():
+    return {name: generate_locality(**kw) for name, (kw, _n) in _PINNED_CASES.items()}
+
+
+@pytest.mark.parametrize("case", sorted(_PINNED_DIGESTS))
+def test_schedules_are_pinned(pinned_workloads, case):
+    """Per-job start, node, transfer, end and load wait of every scheduler in both modes on two
+    seeded workloads, as SHA-256 digests taken before the simulator was sped up."""
+    wname, mode, sched = case.split("/")
+    nodes = _PINNED_CASES[wname][1]
+    r = simulate_locality(
+        pinned_workloads[wname],
+        sched,
+        LocalityPlatform(nodes=nodes),
+        LocalityOptions.for_mode(mode),
+    )
+    h = hashlib.sha256()
+    for a in (r.start, r.node, r.transfer, r.end, r.load_wait):
+        h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+    assert h.hexdigest()[:16] == _PINNED_DIGESTS[case]

@@ -7,15 +7,20 @@ against that 1 s figure, not a side-by-side measurement.
     .venv/bin/python bench/benchmarks/locality_speed.py [--mode reference|paper]
         [--schedulers fcfs lea ...] [--profile lea]
 
-``--profile NAME`` also runs ``NAME`` under cProfile and prints where the time goes (the top
-functions by cumulative and by own time).
+Each row gives wall and CPU (``time.process_time``) seconds — on the shared 2-core machine the
+CPU figure is the one to compare, the load average is printed before and after — and a digest
+of the schedule (per-job start, node, transfer, end, load wait), so that a speed change can be
+checked to leave the schedules as they were. ``--profile NAME`` also runs ``NAME`` under
+cProfile and prints where the time goes (the top functions by cumulative and by own time).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import io
+import os
 import pstats
 import sys
 import time
@@ -56,21 +61,35 @@ def main(argv: list[str] | None = None) -> int:
     opts = LocalityOptions.for_mode(args.mode)
     n_eval = len(wl.evaluated)  # type: ignore[attr-defined]
     print(f"# {len(wl)} jobs ({n_eval} evaluated), 486 x 20 cores, mode {args.mode}")  # type: ignore[arg-type]
-    print("| scheduler | wall s | vs C (1 s) | under 60 s | scheduler runs | placements |")
-    print("|---|---|---|---|---|---|")
+    print(f"# load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores)")
+    print(
+        "| scheduler | wall s | CPU s | vs C (1 s) | under 60 s (CPU) | scheduler runs "
+        "| placements | schedule digest |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     walls = []
+    cpus = []
     for name in args.schedulers:
         t0 = time.perf_counter()
+        c0 = time.process_time()
         r = simulate_locality(wl, name, plat, opts)  # type: ignore[arg-type]
+        cpu = time.process_time() - c0
         wall = time.perf_counter() - t0
         walls.append(wall)
+        cpus.append(cpu)
         runs = r.counters.get("scheduler_runs_full", 0) + r.counters.get("scheduler_runs_new", 0)
+        h = hashlib.sha256()
+        for a in (r.start, r.node, r.transfer, r.end, r.load_wait):
+            h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
         print(
-            f"| {name} | {wall:.1f} | {wall / REFERENCE_C_S:.0f}x | "
-            f"{'yes' if wall < TARGET_S else 'no'} | {runs} | {r.counters.get('placements', 0)} |",
+            f"| {name} | {wall:.1f} | {cpu:.1f} | {cpu / REFERENCE_C_S:.0f}x | "
+            f"{'yes' if cpu < TARGET_S else 'no'} | {runs} | {r.counters.get('placements', 0)} "
+            f"| {h.hexdigest()[:16]} |",
             flush=True,
         )
-    print(f"median {np.median(walls):.1f} s, worst {max(walls):.1f} s")
+    print(f"CPU: median {np.median(cpus):.1f} s, worst {max(cpus):.1f} s")
+    print(f"wall: median {np.median(walls):.1f} s, worst {max(walls):.1f} s")
+    print(f"# load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores)")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

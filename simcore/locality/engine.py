@@ -206,6 +206,11 @@ class Planner:
         × cores / cores_per_node / bandwidth (float32 arithmetic in single precision)."""
         return self._sim.evict_term(job, node, at)
 
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` on each of ``nodes`` at ``at[k]``, computed in one vectorised step
+        (the same values, float64)."""
+        return self._sim.evict_terms(job, nodes, at)
+
     def has_holes(self) -> bool:
         return self._sim.hole_nodes_count > 0
 
@@ -214,9 +219,14 @@ class Planner:
         cores from fully free cores)."""
         return self._sim.can_backfill(job, node)
 
+    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
+        """:meth:`backfill_check` on every hole node in scan order, the nodes where it succeeds:
+        (node, cores from the hole, cores from fully free cores)."""
+        return self._sim.backfill_options(job)
+
     def hole_nodes(self) -> list[int]:
         """Nodes with hole cores, in scan order."""
-        return [n for n in range(self._sim.N) if self._sim.holes[n]]
+        return sorted(self._sim.hole_set)
 
     def fits_hole_only(self, job: int, node: int) -> bool:
         """The pool-exhausted test (§7): the job's cores all from the node's hole."""
@@ -331,6 +341,7 @@ class LocalitySimulator:
         self.n_free = [C] * N
         self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
         self.hole_nodes_count = 0
+        self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rank = 0
         self.running_nodes = 0
@@ -346,6 +357,12 @@ class LocalitySimulator:
         self.ended_at = -1
         self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
         self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self._rows: dict[int, list[tuple[int, int, Any]]] = {}  # see _evict_rows
+        # the same rows for every node as padded arrays (node x slot), valid for run _row_run
+        self._row_file = np.zeros((N, 8), dtype=np.int64)
+        self._row_end = np.full((N, 8), _NEVER, dtype=np.int64)  # padding is never evicted
+        self._row_size = np.zeros((N, 8), dtype=np.float32 if single else np.float64)
+        self._row_run = np.full(N, -1, dtype=np.int64)
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -383,27 +400,38 @@ class LocalitySimulator:
     def _begin_run(self) -> None:
         """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
         running now; a file whose last user ended this very second gets a zero-length interval at
-        now; intervals planned by earlier runs are dropped."""
+        now; intervals planned by earlier runs are dropped.
+
+        The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
+        run first reads or extends them. Nothing a run does changes what the rebuild reads (the
+        entry's users, load completion and end time change only when jobs start or end, between
+        runs), so the result is the same as rebuilding every entry here."""
         self.run_id += 1
-        t = self.t
-        run = self.run_id
         for byf in self.planned_by_file.values():
             byf.clear()
         self.planned_by_file = {}
         for d in self.planned_by_node:
             d.clear()
-        for node_entries in self.live_by_node:
-            for e in node_entries.values():
+        self._rows = {}
+
+    def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
+        """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
+        one (now, load complete, end) if jobs running now use the file, a zero-length one at now
+        if its last user ended this very second, else none (until the run plans one)."""
+        if e.run != self.run_id:
+            t = self.t
+            if e.users > 0:
                 e.ivals = [(t, max(e.load_done, t), e.end_time)]
-                e.run = run
-        if self.ended_at == t:
-            for e in self.ended_now:
-                if e.users == 0 and e.end_time >= t:
-                    e.ivals = [(t, t, t)]
-                    e.run = run
+            elif self.ended_at == t and e.end_time == t:
+                # users == 0 and end_time == now: its last user ended this second (ended_now)
+                e.ivals = [(t, t, t)]
+            else:
+                e.ivals = []
+            e.run = self.run_id
+        return e.ivals
 
     def _has_ivals(self, e: FileEntry) -> bool:
-        return e.run == self.run_id and bool(e.ivals)
+        return bool(self._ivals(e))
 
     def _file_entries(self, f: int) -> list[FileEntry]:
         out: dict[int, FileEntry] = {}
@@ -421,7 +449,7 @@ class LocalitySimulator:
 
     def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
         """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
-        for s, load, end in e.ivals:
+        for s, load, end in self._ivals(e):
             if s <= at and load <= at and at <= end:
                 return 0.0
             if s <= at and at <= end:
@@ -463,20 +491,76 @@ class LocalitySimulator:
         seen.update(self.planned_by_node[node])
         return sorted((e for e in seen.values() if self._has_ivals(e)), key=lambda e: e.rank)
 
+    def _evict_rows(self, node: int) -> list[tuple[int, int, Any]]:
+        """(file, end of its latest interval, size) of the node's entries with intervals, in
+        list (rank) order, the size a ``np.float32`` in single precision; kept for the run until
+        a placement on the node changes them."""
+        rows = self._rows.get(node)
+        if rows is None:
+            entries = self._node_interval_entries(node)
+            if self.options.single_precision:
+                f32 = np.float32
+                rows = [(e.file, e.ivals[-1][2], f32(e.size)) for e in entries]
+            else:
+                rows = [(e.file, e.ivals[-1][2], e.size) for e in entries]
+            self._rows[node] = rows
+        return rows
+
+    def _fill_row(self, node: int) -> None:
+        """Copy :meth:`_evict_rows` of ``node`` into the padded row arrays (widened as needed)."""
+        rows = self._evict_rows(node)
+        n = len(rows)
+        width = self._row_file.shape[1]
+        if n > width:
+            grow = max(n, 2 * width) - width
+            self._row_file = np.pad(self._row_file, ((0, 0), (0, grow)))
+            self._row_end = np.pad(self._row_end, ((0, 0), (0, grow)), constant_values=_NEVER)
+            self._row_size = np.pad(self._row_size, ((0, 0), (0, grow)))
+        self._row_file[node] = 0
+        self._row_end[node] = _NEVER
+        self._row_size[node] = 0
+        if n:
+            self._row_file[node, :n] = [r[0] for r in rows]
+            self._row_end[node, :n] = [r[1] for r in rows]
+            self._row_size[node, :n] = [r[2] for r in rows]
+        self._row_run[node] = self.run_id
+
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``, in one vectorised step
+        with the same rounding: each node's sizes are summed in list order (``cumsum`` is a
+        sequential sum; ``np.sum`` would pair them up and round differently), in float32 in
+        single precision. Returns float64 values equal to :meth:`evict_term`'s."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        for n in nodes[self._row_run[nodes] != self.run_id].tolist():
+            self._fill_row(n)
+        single = self.options.single_precision
+        dtype = np.float32 if single else np.float64
+        keep = (self._row_file[nodes] != self.file[job]) & (
+            self._row_end[nodes] <= np.asarray(at, dtype=np.int64)[:, None]
+        )
+        # x + 0 == x exactly: padding and skipped rows leave each running sum as it is
+        grid = np.where(keep, self._row_size[nodes], dtype(0))
+        acc: Any = np.cumsum(grid, axis=1, dtype=dtype)[:, -1]  # float32 or float64
+        if single:
+            share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
+            out32 = ((acc * share).astype(np.float32) / np.float32(self.bw32)).astype(np.float32)
+            return out32.astype(np.float64)
+        return np.asarray(acc * self.cores[job] / self.C / self.platform.bandwidth_gbps)
+
     def evict_term(self, job: int, node: int, at: int) -> float:
         f = self.file[job]
-        entries = self._node_interval_entries(node)
+        rows = self._evict_rows(node)
         if self.options.single_precision:
             acc = np.float32(0.0)
-            for e in entries:
-                if e.file != f and at >= e.ivals[-1][2]:
-                    acc = np.float32(acc + np.float32(e.size))
+            for file, end, size in rows:
+                if file != f and at >= end:
+                    acc = acc + size  # float32 + float32: single-precision rounding
             share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
             return float(np.float32(np.float32(acc * share) / np.float32(self.bw32)))
         total = 0.0
-        for e in entries:
-            if e.file != f and at >= e.ivals[-1][2]:
-                total += e.size
+        for file, end, size in rows:
+            if file != f and at >= end:
+                total += size
         return total * self.cores[job] / self.C / self.platform.bandwidth_gbps
 
     def _entry(self, node: int, f: int) -> FileEntry:
@@ -518,6 +602,32 @@ class LocalitySimulator:
                 return False, 0, 0
         return True, from_hole, outside
 
+    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
+        """:meth:`can_backfill` on every hole node in scan order, where it succeeds. Two of its
+        necessary conditions are tested for all hole nodes at once first: enough cores free now
+        besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
+        if not self.hole_set:
+            return []
+        nodes = sorted(self.hole_set)
+        c = self.cores[job]
+        t = self.t
+        holes = self.holes
+        n_holes = np.array([len(holes[n]) for n in nodes], dtype=np.int64)
+        idx = np.arange(len(nodes))
+        col = np.clip(c - 1 - n_holes, 0, self.C - 1)
+        ok = (c <= n_holes) | (self.avail[nodes, col] <= t)
+        if not self.options.bf_hole_quirk:
+            # holes are sorted by their end: the last one lasts longest
+            last_end = np.array([holes[n][-1][1] for n in nodes], dtype=np.int64)
+            ok &= last_end >= t + self.walltime[job]
+        out: list[tuple[int, int, int]] = []
+        for k in idx[ok].tolist():
+            n = nodes[k]
+            fine, from_hole, outside = self.can_backfill(job, n)
+            if fine:
+                out.append((n, from_hole, outside))
+        return out
+
     def fits_hole_only(self, job: int, node: int) -> bool:
         holes = self.holes[node]
         c = self.cores[job]
@@ -537,6 +647,7 @@ class LocalitySimulator:
         holes = self.holes[node]
         if not holes:
             self.hole_nodes_count += 1
+            self.hole_set.add(node)
         if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
             holes.insert(0, [core, hole_end])
             return
@@ -556,14 +667,16 @@ class LocalitySimulator:
     # =============================================================================================
     # Placement (the planner's actions)
     # =============================================================================================
-    def _sort_node(self, node: int, times_by_id: np.ndarray) -> None:
-        order = np.lexsort((np.arange(self.C), times_by_id))
-        self.avail[node] = times_by_id[order]
+    def _sort_node(self, node: int, times_by_id: list[int]) -> None:
+        """The node's row sorted by (free time, core id) (a stable sort of the ids by time)."""
+        order = sorted(range(self.C), key=times_by_id.__getitem__)
+        self.avail[node] = [times_by_id[k] for k in order]
         self.cid[node] = order
 
-    def _times_by_id(self, node: int) -> np.ndarray:
-        out = np.empty(self.C, dtype=np.int64)
-        out[self.cid[node]] = self.avail[node]
+    def _times_by_id(self, node: int) -> list[int]:
+        out = [0] * self.C
+        for core, at in zip(self.cid[node].tolist(), self.avail[node].tolist(), strict=True):
+            out[core] = at
         return out
 
     def place(
@@ -629,6 +742,7 @@ class LocalitySimulator:
                 self.holes[node] = [h for h in holes if h[0] not in gone]
                 if not self.holes[node]:
                     self.hole_nodes_count -= 1
+                    self.hole_set.discard(node)
             self.at_t += c
             planner.claimed += outside
             self.counters["backfilled"] += 1
@@ -656,10 +770,10 @@ class LocalitySimulator:
             if node == self.biggest_hole_id:
                 self._new_biggest_hole()
         else:
-            row_ids = self.cid[node]
-            row_t = self.avail[node]
+            row_ids = self.cid[node].tolist()
+            row_t = self.avail[node].tolist()
             for k in range(c):
-                core = int(row_ids[k])
+                core = row_ids[k]
                 used.append(core)
                 if row_t[k] <= t:
                     planner.claimed += 1
@@ -673,10 +787,9 @@ class LocalitySimulator:
         f = self.file[job]
         if add_interval and self.scheduler.uses_files:
             e = self._entry(node, f)
-            if e.run != self.run_id:
-                e.ivals = []
-                e.run = self.run_id
-            e.ivals.append((start, start + transfer, start + wall))
+            self._ivals(e).append((start, start + transfer, start + wall))
+            self._rows.pop(node, None)
+            self._row_run[node] = -1
             self.planned_by_node[node][f] = e
             self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)
@@ -824,6 +937,7 @@ class LocalitySimulator:
         self.cid = order.astype(np.int64)
         self.holes = [[] for _ in range(self.N)]
         self.hole_nodes_count = 0
+        self.hole_set.clear()
         self.biggest_hole = 0
         self.at_t = 0
         self.starts_at.clear()

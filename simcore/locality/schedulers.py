@@ -74,11 +74,15 @@ def select_reference(
     w_evict: np.ndarray,
     exact: Any,
     single: bool,
+    exact_many: Any = None,
 ) -> int:
     """The first index of smallest (truncated) score, computing the eviction term only where
     it can matter: ``partial[i]`` = EAT + W_load·TL (float32 or float64), ``exact(i)`` the full
     score of ``i``. Candidates are visited by increasing lower bound; the full score never
-    undercuts its partial sum, so the visit stops once no candidate can beat the best."""
+    undercuts its partial sum, so the visit stops once no candidate can beat the best.
+    ``exact_many(indices)``, if given, returns the full scores of all ``indices`` at once (the
+    same values as ``exact``): the candidates that may be visited are then scored in one
+    vectorised step."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
     i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):
@@ -88,15 +92,39 @@ def select_reference(
     # only candidates whose lower bound does not exceed the first full score can win: sort those
     cand = np.flatnonzero(lb <= best_v)
     if cand.size > 1:
-        for i in cand[np.lexsort((cand, lb[cand]))].tolist():
+        order = cand[np.lexsort((cand, lb[cand]))]
+        known: dict[int, Any] = {}
+        need = order[(order != i0) & (w_evict[order] != 0)] if exact_many is not None else None
+        pos, chunk = 0, 16  # score the candidates in visit order, in chunks of growing size
+        for i in order.tolist():
             if i == i0:
                 continue
             if lb[i] > best_v or (lb[i] == best_v and i > best_i):
                 break
-            v = exact(i) if w_evict[i] else lb[i]
+            if not w_evict[i]:
+                v = lb[i]
+            elif need is None:
+                v = exact(i)
+            else:
+                if i not in known:
+                    take = need[pos : pos + chunk]
+                    pos += take.size
+                    chunk *= 2
+                    known.update(zip(take.tolist(), exact_many(take), strict=True))
+                v = known[i]
             if v < best_v or (v == best_v and i < best_i):
                 best_v, best_i = v, i
     return best_i
+
+
+def _trunc_full_many(partial: np.ndarray, w2: np.ndarray, e: np.ndarray, single: bool) -> list[Any]:
+    """:func:`_trunc_full` elementwise (the same float32 / float64 operations)."""
+    if single:
+        term = (w2.astype(np.float32) * e.astype(np.float32)).astype(np.float32)
+        full = (partial.astype(np.float32) + term).astype(np.float32)
+        return [int(x) for x in np.trunc(full).tolist()]
+    out: list[Any] = (partial.astype(np.float64) + w2.astype(np.float64) * e).tolist()
+    return out
 
 
 def _trunc_full(partial_i: Any, w2: float, e: float, single: bool) -> Any:
@@ -276,6 +304,7 @@ class ScoreScheduler(_Base):
     rule: str = "lea"
 
     def __post_init__(self) -> None:
+        self._const_weights: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         if self.rule not in ("eft", "lea", "leo", "lem"):
             raise ConfigError(
                 f"score scheduler rule: expected eft, lea, leo or lem, got {self.rule!r}"
@@ -294,6 +323,17 @@ class ScoreScheduler(_Base):
     def _weights(self, p: Planner, eat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w1, w2 = self._base_weights(p)
         n = eat.size
+        if self.rule != "leo":
+            # the same weights on every node: read-only arrays kept for the whole simulation
+            key = (w1, w2, n)
+            pair = self._const_weights.get(key)
+            if pair is None:
+                c1 = np.full(n, w1, dtype=np.int64)
+                c2 = np.full(n, w2, dtype=np.int64)
+                c1.setflags(write=False)
+                c2.setflags(write=False)
+                pair = self._const_weights[key] = (c1, c2)
+            return pair
         v1 = np.full(n, w1, dtype=np.int64)
         v2 = np.full(n, w2, dtype=np.int64)
         if self.rule == "leo":
@@ -372,7 +412,12 @@ class ScoreScheduler(_Base):
                 start = max(int(np.ceil(d.start)), int(eat[node]))
                 p.place(j, node, start, int(tl[node]))
                 return
-        node = select_reference(partial, w2, exact, single)
+
+        def exact_many(idx: np.ndarray) -> list[Any]:
+            e = p.evict_terms(j, idx, eat[idx])
+            return _trunc_full_many(partial[idx], w2[idx], e, single)
+
+        node = select_reference(partial, w2, exact, single, exact_many)
         p.place(j, node, int(eat[node]), int(tl[node]))
 
     def _place_bf(self, p: Planner, j: int) -> None:
@@ -386,10 +431,7 @@ class ScoreScheduler(_Base):
         # backfilled candidates: node n scored now, after its normal candidate
         bf: list[tuple[int, int, int, float, Any]] = []  # node, from_hole, outside, tl, partial
         if p.has_holes():
-            for n in p.hole_nodes():
-                ok, from_hole, outside = p.backfill_check(j, n)
-                if not ok:
-                    continue
+            for n, from_hole, outside in p.backfill_options(j):
                 tl_n = float(tl[n]) if eat[n] == now else p.load_term(j, n, now)
                 part: Any
                 if single:
@@ -452,6 +494,9 @@ class ScoreScheduler(_Base):
                 partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single
             ),
             single,
+            lambda idx: _trunc_full_many(
+                partial[idx], w2[idx], p.evict_terms(j, idx, eat[idx]), single
+            ),
         )
         best_v: Any = _trunc_full(
             partial[normal],
@@ -462,9 +507,13 @@ class ScoreScheduler(_Base):
         best_key = (normal, 0)
         choice: tuple[int, int, int, float] | None = None
         for n, from_hole, outside, tl_n, part in bf:
+            key = (n, 1)
+            # the full score is never below the partial one: skip E where it cannot win
+            low = int(np.trunc(part)) if single else part
+            if low > best_v or (low == best_v and key > best_key):
+                continue
             e_n = p.evict_term(j, n, now) if w2[n] else 0.0
             v = _trunc_full(part, float(w2[n]), e_n, single)
-            key = (n, 1)
             if v < best_v or (v == best_v and key < best_key):
                 best_v, best_key = v, key
                 choice = (n, from_hole, outside, tl_n)
