@@ -39,7 +39,6 @@ import argparse
 import gc
 import json
 import pickle
-import resource
 import statistics
 import subprocess
 import sys
@@ -58,6 +57,7 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
 
 import numpy as np
 from _machine import machine_line as _machine_line
+from _machine import peak_rss_growth_mb
 from cerberus_reference import cerberus_dense_dp
 from tabulate import tabulate
 
@@ -252,23 +252,13 @@ def rss_child(path: str, solver_id: str) -> None:
     solver = make_solver(solver_id)
     warm_up(solver)
     timed_solve(solver, cerberus_run_window(10, 999, free_range=(0.3, 0.7)), BUDGET)
-    gc.collect()
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        base, peak_of = _status_kb("VmRSS"), lambda: _status_kb("VmHWM")
-    except OSError:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        peak_of = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # noqa: E731
-    for p in problems:
-        timed_solve(solver, p, BUDGET)
-    print(json.dumps({"growth_mb": (peak_of() - base) / 1024}))
 
+    def solve_all() -> None:  # answers dropped one by one, as a scheduler would
+        for p in problems:
+            timed_solve(solver, p, BUDGET)
 
-def _status_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise OSError(f"/proc/self/status has no {field}")
+    growth = peak_rss_growth_mb(solve_all)
+    print(json.dumps({"growth_mb": growth}))
 
 
 def rss_growth_mb(problems: list, solver_id: str) -> float:

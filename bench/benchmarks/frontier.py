@@ -38,10 +38,8 @@ The script reports; it does not gate (exit status 0 whatever the numbers).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
-import resource
 import statistics
 import subprocess
 import sys
@@ -57,6 +55,7 @@ if __package__ in (None, ""):  # run as a script: make the project root importab
 
 import numpy as np
 from _machine import machine_line as _machine_line
+from _machine import peak_rss_growth_mb
 from tabulate import tabulate
 
 from schedbench.instances.conflict_windows import conflict_candidate, conflict_windows
@@ -150,25 +149,13 @@ def rss_child(path: str, solver_id: str) -> None:
     # First-call costs out of the measurement, on a small window (not one measured: its peak
     # would already be in the baseline).
     timed_solve(solver, conflict_candidate(20, 10_000), BUDGET)
-    gc.collect()
-    # Reset the kernel's peak-RSS mark (VmHWM) so the imports and numba's compilation, which
-    # peak far above a solve, are out of it; fall back to ru_maxrss where that is not possible.
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-        base, peak_of = _status_kb("VmRSS"), lambda: _status_kb("VmHWM")
-    except OSError:
-        base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        peak_of = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # noqa: E731
-    for p in problems:
-        timed_solve(solver, p, BUDGET)
-    print(json.dumps({"growth_mb": (peak_of() - base) / 1024}))
 
+    def solve_all() -> None:  # answers dropped one by one, as a scheduler would
+        for p in problems:
+            timed_solve(solver, p, BUDGET)
 
-def _status_kb(field: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    raise OSError(f"/proc/self/status has no {field}")
+    growth = peak_rss_growth_mb(solve_all)
+    print(json.dumps({"growth_mb": growth}))
 
 
 def rss_growth_mb(problems: list[SelectionProblem], solver_id: str) -> float:

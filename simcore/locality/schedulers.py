@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -587,42 +588,15 @@ def make_scheduler(name: str, *, solver: Any = None, record_problems: bool = Fal
 
 
 # Factories for the entry-point group ``schedbench.locality_schedulers`` (pyproject.toml), one
-# per name, exactly as a third-party package registers its own.
-def fcfs(**kw: Any) -> _Base:
-    return make_scheduler("fcfs", **kw)
-
-
-def fcfs_bf(**kw: Any) -> _Base:
-    return make_scheduler("fcfs-bf", **kw)
-
-
-def eft(**kw: Any) -> _Base:
-    return make_scheduler("eft", **kw)
-
-
-def eft_bf(**kw: Any) -> _Base:
-    return make_scheduler("eft-bf", **kw)
-
-
-def lea(**kw: Any) -> _Base:
-    return make_scheduler("lea", **kw)
-
-
-def lea_bf(**kw: Any) -> _Base:
-    return make_scheduler("lea-bf", **kw)
-
-
-def leo(**kw: Any) -> _Base:
-    return make_scheduler("leo", **kw)
-
-
-def leo_bf(**kw: Any) -> _Base:
-    return make_scheduler("leo-bf", **kw)
-
-
-def lem(**kw: Any) -> _Base:
-    return make_scheduler("lem", **kw)
-
-
-def lem_bf(**kw: Any) -> _Base:
-    return make_scheduler("lem-bf", **kw)
+# per name, exactly as a third-party package registers its own (any callable taking the
+# scheduler's keyword options).
+fcfs = partial(make_scheduler, "fcfs")
+fcfs_bf = partial(make_scheduler, "fcfs-bf")
+eft = partial(make_scheduler, "eft")
+eft_bf = partial(make_scheduler, "eft-bf")
+lea = partial(make_scheduler, "lea")
+lea_bf = partial(make_scheduler, "lea-bf")
+leo = partial(make_scheduler, "leo")
+leo_bf = partial(make_scheduler, "leo-bf")
+lem = partial(make_scheduler, "lem")
+lem_bf = partial(make_scheduler, "lem-bf")
