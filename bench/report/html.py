@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from schedbench.bench._io import atomic_write_text
+from schedbench.bench.report.labels import place_labels
 from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
     KIVIAT_MAX,
@@ -111,8 +112,6 @@ def _plot_quality_latency(rows: Sequence[Mapping[str, Any]]) -> tuple[bytes, str
         ax = fig.add_subplot(1, len(panels), i + 1)
         xs, ys, _names = zip(*points, strict=True)
         ax.scatter(xs, ys, s=36, color="tab:blue", zorder=3)
-        for x, y, name in points:
-            ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 4), fontsize=8)
         ax.set_xscale("log")
         from matplotlib.ticker import NullFormatter
 
@@ -123,6 +122,7 @@ def _plot_quality_latency(rows: Sequence[Mapping[str, Any]]) -> tuple[bytes, str
         ax.grid(True, which="both", alpha=0.3)
         top = max(ys)
         ax.set_ylim(-0.05 * (top or 1.0), (top or 1.0) * 1.15)
+        place_labels(ax, points)  # after the limits: it measures in display space
     alt = "Quality against median latency per solver: " + "; ".join(
         f"{label}: " + ", ".join(f"{n} ({y:.3g} at {x:.3g} s)" for x, y, n in points)
         for label, points in panels
