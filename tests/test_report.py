@@ -526,6 +526,17 @@ def test_html_report_full(all_rows, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "Full &lt;report&gt;" in text
     assert text.count("<table>") == 4  # decision, decision by family, simulation, failed cells
+    # The leaderboards first show the terminal's few columns, the store's full table folded.
+    for table_id, first in (
+        ("table-decision", "<th"),
+        ("table-decision-family", "family"),
+        ("table-simulation", "scenario"),
+    ):
+        compact = re.search(rf'<table id="{table_id}" class="compact">(.*?)</table>', text)
+        assert compact is not None, table_id
+        assert first in compact.group(1)
+        assert compact.group(1).count("<th") <= 11  # not the full table's 20-odd columns
+    assert text.count("<details><summary>All ") == 3
     assert "<h3>Failed cells</h3>" in text
     assert 'href="http' not in text and 'src="http' not in text  # self-contained
 

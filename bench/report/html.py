@@ -45,6 +45,15 @@ from schedbench.bench.report.tables import (
     n_objectives,
     simulation_leaderboard,
 )
+from schedbench.bench.report.terminal import DECISION_COLUMNS as TERMINAL_DECISION_COLUMNS
+from schedbench.bench.report.terminal import (
+    FAMILY_COLUMN,
+    Column,
+    compact_columns,
+    text_column,
+    with_fail_share,
+)
+from schedbench.bench.report.terminal import SIMULATION_COLUMNS as TERMINAL_SIMULATION_COLUMNS
 
 # ---------------------------------------------------------------------------------------------
 # Plots (matplotlib, Agg canvas; no pyplot global state)
@@ -297,6 +306,9 @@ figcaption { font-size: 0.8em; color: #555; max-width: 600px; }
 code { background: #f4f4f4; padding: 0 0.2em; }
 .table-wrap { overflow-x: auto; max-width: 100%; }
 td { white-space: nowrap; }
+td.num { text-align: right; }
+.legend { font-size: 0.8em; color: #555; margin-top: -1em; }
+details { margin: -0.5em 0 1.5em; font-size: 0.9em; }
 img { max-width: 100%; height: auto; }
 """
 
@@ -352,6 +364,39 @@ def _section(section_id: str, heading: str, body: str, intro: str = "") -> str:
 
 def _table_html(rows: Sequence[Mapping[str, Any]]) -> str:
     return f'<div class="table-wrap">{format_table(rows, "html")}</div>'
+
+
+def _leaderboard_html(
+    entries: Sequence[Mapping[str, Any]], columns: Sequence[Column], table_id: str
+) -> str:
+    """A leaderboard as the terminal shows it (the few columns people compare, with units and
+    a legend from the metric catalogue), then every column of the store behind a
+    ``<details>`` toggle: the full table is there for whoever needs it, without burying the
+    ranking under twenty columns."""
+    shown, cells, legends = compact_columns(entries, columns)
+    legend = dict(legends)
+    head = "".join(
+        f'<th title="{html.escape(legend.get(c.header.rsplit(" ", 1)[0], legend.get(c.header, "")))}">'
+        f"{html.escape(c.header)}</th>"
+        for c in shown
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="{"txt" if c.fmt is text_column else "num"}">{html.escape(v)}</td>'
+            for c, v in zip(shown, row, strict=True)
+        )
+        + "</tr>"
+        for row in cells
+    )
+    notes = " · ".join(f"{name}: {text}" for name, text in legends)
+    return (
+        f'<div class="table-wrap"><table id="{table_id}" class="compact"><thead><tr>{head}'
+        f"</tr></thead><tbody>{body}</tbody></table></div>"
+        f'<p class="legend">{html.escape(notes)}</p>'
+        f"<details><summary>All {len(entries[0]) if entries else 0} columns</summary>"
+        f"{_table_html(entries)}</details>"
+    )
 
 
 def _definitions_html() -> str:
@@ -478,15 +523,23 @@ def _html_report(
     tables = "<h3>Decision leaderboard</h3>"
     if decision_rows:
         tables += f"<p>{html.escape(RANKING_NOTE)}</p>"
-        tables += _table_html(decision_leaderboard(decision_rows))
+        tables += _leaderboard_html(
+            with_fail_share(decision_leaderboard(decision_rows)),
+            TERMINAL_DECISION_COLUMNS,
+            "table-decision",
+        )
         tables += "<h3>Decision leaderboard by family</h3>"
-        tables += _table_html(decision_leaderboard(decision_rows, by_family=True))
+        tables += _leaderboard_html(
+            with_fail_share(decision_leaderboard(decision_rows, by_family=True)),
+            (FAMILY_COLUMN, *TERMINAL_DECISION_COLUMNS),
+            "table-decision-family",
+        )
     else:
         tables += _note("table-decision", "No decision cells in the store.")
     tables += "<h3>Simulation leaderboard</h3>"
     sim_board = simulation_leaderboard(sim_rows)
     if sim_board:
-        tables += _table_html(sim_board)
+        tables += _leaderboard_html(sim_board, TERMINAL_SIMULATION_COLUMNS, "table-simulation")
     else:
         tables += _note("table-simulation", "No simulation cells in the store.")
 

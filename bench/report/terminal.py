@@ -191,18 +191,8 @@ def compact_table(
     """``entries`` (leaderboard rows) as a table of at most ``width`` characters with the given
     columns (a column with no value in any row is left out) and a legend under it, generated
     from the metric catalogue."""
-    from schedbench.simcore.catalogue import catalogue
-
-    shown = [
-        c
-        for c in columns
-        if any(
-            _num(e.get(c.key)) is not None or (c.fmt is _text and e.get(c.key) is not None)
-            for e in entries
-        )
-    ]
+    shown, cells, legends = compact_columns(entries, columns)
     headers = [c.header for c in shown]
-    cells = [[c.fmt(e.get(c.key)) for c in shown] for e in entries]
     align = ["left" if c.fmt is _text else "right" for c in shown]
 
     def render() -> str:
@@ -213,14 +203,35 @@ def compact_table(
         )
 
     table = _fit(cells, headers, width, render)
+    parts = [f"{name}: {text}" for name, text in legends]
+    return table + "\n" + _wrap(" · ".join(parts), width)
+
+
+def compact_columns(
+    entries: Sequence[Mapping[str, Any]], columns: Sequence[Column]
+) -> tuple[list[Column], list[list[str]], list[tuple[str, str]]]:
+    """The columns of ``columns`` that have a value in some entry, the formatted cells, and
+    (short header, legend) pairs from the metric catalogue: what the terminal table and the
+    HTML report's compact tables show."""
+    from schedbench.simcore.catalogue import catalogue
+
+    shown = [
+        c
+        for c in columns
+        if any(
+            _num(e.get(c.key)) is not None or (c.fmt is _text and e.get(c.key) is not None)
+            for e in entries
+        )
+    ]
+    cells = [[c.fmt(e.get(c.key)) for c in shown] for e in entries]
     specs = catalogue()
-    parts = []
+    legends = []
     for c in shown:
         text = c.legend or (specs[c.metric].brief if c.metric in specs else "")
         if text:
             name = c.header.rsplit(" ", 1)[0] if c.header.endswith(_UNITS) else c.header
-            parts.append(f"{name}: {text}")
-    return table + "\n" + _wrap(" · ".join(parts), width)
+            legends.append((name, text))
+    return shown, cells, legends
 
 
 def _wrap(text: str, width: int) -> str:
@@ -229,18 +240,28 @@ def _wrap(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(text, width=width))
 
 
-def decision_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
-    """The decision leaderboard (``tables.decision_leaderboard``) for a terminal."""
-    entries = [
+def with_fail_share(board: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Decision leaderboard entries with ``fail_share`` (failures / cells) added."""
+    return [
         {**e, "fail_share": (e["failures"] / e["cells"]) if e.get("cells") else None} for e in board
     ]
-    return compact_table(entries, DECISION_COLUMNS, width=width)
+
+
+def decision_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
+    """The decision leaderboard (``tables.decision_leaderboard``) for a terminal."""
+    return compact_table(with_fail_share(board), DECISION_COLUMNS, width=width)
 
 
 def simulation_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
     """The simulation leaderboard (``tables.simulation_leaderboard``) for a terminal."""
     return compact_table(board, SIMULATION_COLUMNS, width=width)
 
+
+#: The family column leading the by-family decision leaderboard.
+FAMILY_COLUMN = Column("family", "family", _text)
+
+#: The formatter marking a text (left-aligned) column.
+text_column = _text
 
 FAILED_COLUMNS: tuple[Column, ...] = (
     Column("reason", "reason", _text),
