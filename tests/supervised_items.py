@@ -47,6 +47,13 @@ def run(item):
     if what == "write-fd1":  # as a library would, outside any solver call
         os.write(1, value.encode())
         return None
+    if what == "child":  # as the MIP backends and --isolate do: start a process of its own
+        import multiprocessing as mp
+
+        child = mp.get_context("spawn").Process(target=sys.exit, args=(value,))
+        child.start()
+        child.join(60)
+        return child.exitcode
     if what == "sleep":
         time.sleep(value)
         return Decision(Status.FEASIBLE).status.value

@@ -70,6 +70,38 @@ def test_workers_are_reused_between_items():
     assert len(set(results.values())) <= 2
 
 
+def test_workers_may_start_children():
+    # Daemonic workers may not: the MIP backends then declined every cell of a parallel suite.
+    results, failures = _run_all([("child", 7)], workers=1, startup_s=None)
+    assert not failures and results == {("child", 7): 7}
+
+
+def test_a_parent_keeping_idle_workers_still_exits(tmp_path):
+    # Non-daemonic workers would be joined at exit while they wait on their pipe: the exit hook
+    # must kill them first, or this parent never ends.
+    pids = tmp_path / "pids"
+    script = textwrap.dedent(
+        f"""
+        import os, sys
+        sys.path.insert(0, {os.getcwd()!r})
+        from schedbench.bench.run.supervisor import SupervisedPool
+        from tests.supervised_items import run
+        pool = SupervisedPool(run, 2, startup_s=None)
+        got = []
+        pool.run([("pid", 0), ("pid", 1)], lambda item, pid: got.append(pid), print,
+                 keep_workers=True)
+        open({str(pids)!r}, "w").write("\\n".join(map(str, got)))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], timeout=60, check=False)
+    assert done.returncode == 0
+    workers = [int(p) for p in pids.read_text().split()]
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(pid_alive(p) for p in workers):
+        time.sleep(0.1)
+    assert workers and not any(pid_alive(p) for p in workers)
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux only")
 def test_killing_the_parent_kills_its_workers(tmp_path):
     pids = tmp_path / "pids"

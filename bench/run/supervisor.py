@@ -17,7 +17,14 @@ leaves the workers running. Solvers are untrusted code (issue 11), so this pool
   parent, which stops the run and kills them);
 * replaces a dead or killed worker and goes on with the remaining items;
 * ties the workers' lives to the parent: ``PR_SET_PDEATHSIG`` (Linux) kills a worker when the
-  parent dies, even by ``kill -9``, and a worker whose pipe closes exits.
+  parent dies, even by ``kill -9``, a worker whose pipe closes exits, and the parent kills its
+  live workers when it exits normally.
+
+Workers are not daemonic: a daemonic process may not start children, and the MIP backends run
+CBC/HiGHS in a child process (solvers/mip.py) and ``--isolate`` runs every solve in one, so
+daemonic workers made those backends decline every cell of a parallel suite. Because
+multiprocessing joins non-daemonic children at exit (an idle worker waiting on its pipe would
+then never end), an exit hook registered after multiprocessing's own kills the workers first.
 
 CLOCK_MONOTONIC is system-wide on Linux, so deadlines written by a worker are comparable in the
 parent.
@@ -25,11 +32,13 @@ parent.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import multiprocessing as mp
 import signal
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -102,7 +111,8 @@ class _Worker:
     def __init__(self, ctx: Any, fn: Callable[[Any], Any]):
         self.watch = ctx.RawArray("d", 2)
         self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.watch, fn), daemon=True)
+        # Not daemonic, so that solvers may start children (module docstring).
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.watch, fn), daemon=False)
         self.proc.start()
         child.close()
         self.item: Any = None
@@ -144,6 +154,27 @@ def exit_reason(code: int | None) -> str:
             name = f"signal {-code}"
         return f"the worker process was killed by {name}"
     return f"the worker process exited with code {code}"
+
+
+#: Pools with live workers, for the exit hook.
+_POOLS: weakref.WeakSet[SupervisedPool] = weakref.WeakSet()
+_HOOKED = False
+
+
+def _kill_all_workers() -> None:
+    for pool in list(_POOLS):
+        pool.kill_workers()
+
+
+def _hook_exit() -> None:
+    """Register the exit hook once, after multiprocessing's (``atexit`` runs hooks last-in
+    first-out, so the workers die before multiprocessing would join them)."""
+    global _HOOKED
+    if not _HOOKED:
+        import multiprocessing.util  # noqa: F401  (registers multiprocessing's hook first)
+
+        atexit.register(_kill_all_workers)
+        _HOOKED = True
 
 
 class SupervisedPool:
@@ -234,6 +265,8 @@ class SupervisedPool:
                 idle.clear()
 
     def _spawn(self) -> _Worker:
+        _hook_exit()
+        _POOLS.add(self)
         worker = _Worker(self._ctx, self.fn)
         self._live.append(worker)
         return worker
@@ -264,6 +297,10 @@ class SupervisedPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.kill_workers()
+
+    def kill_workers(self) -> None:
+        """Kill every live worker (idle or busy) at once."""
         for worker in self._live:
             worker.kill()
         self._live.clear()
