@@ -214,6 +214,22 @@ def test_a_suite_runs_cerberus_scenarios_with_any_solver(tmp_path):
     assert rows["cerberus-maxt:naive"]["metrics"]["makespan_from_zero_s"] > 0
     assert rows["one-phase-io"]["metrics"]["bb_util_time_weighted"] is None
     assert rows["cerberus-maxp:dp"]["params"]["window"] == 0
+    # Every cell wrote its schedule in the pictures' format: the report draws them.
+    from schedbench.bench.report.html import html_report
+    from schedbench.bench.report.schedule_plots import load_run
+
+    runs = tmp_path / "cb-runs"
+    three = load_run(runs / rows["cerberus-maxt"]["cell_id"])
+    assert three.nodes == CERBERUS.nodes  # a core drawn as a node
+    assert np.nanmax(three.usage[:, 0]) <= three.nodes
+    assert "first_alloc" in three.jobs and "| cerberus-maxt |" in three.caption
+    one = load_run(runs / rows["one-phase-io"]["cell_id"])
+    assert "first_alloc" not in one.jobs
+    done = ~np.isnan(one.jobs["start"])
+    assert done.any() and (one.jobs["end"][done] >= one.jobs["start"][done]).all()
+    with ResultStore(tmp_path / "cb.sqlite", readonly=True) as st:
+        page = html_report(st.rows("cb"), tmp_path / "r.html", runs_root=tmp_path).read_text()
+    assert page.count('data-plot="gantt"') == 5 and page.count('data-plot="usage"') == 5
 
 
 @pytest.mark.parametrize(

@@ -200,10 +200,9 @@ def _engine_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str,
 
 
 def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
-    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics.
-    ``runs_dir`` is not used yet: the report's schedule pictures read the engine's outputs, and
-    Cerberus runs write their own per-job tables (``reproduce cerberus``, ``simulate``)."""
-    from schedbench.bench.run.cerberus import run_scenario
+    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics;
+    with ``runs_dir``, its schedule in the pictures' folder format (``write_schedule``)."""
+    from schedbench.bench.run.cerberus import run_scenario, write_schedule
 
     sc = cell.scenario
     solver = (
@@ -212,6 +211,8 @@ def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[st
     result, metrics = run_scenario(
         sc, cell.policy_name, solver, Budget(deadline_s=cell.budget_s, seed=cell.seed)
     )
+    if runs_dir:  # the schedule, for the report's pictures
+        write_schedule(result, Path(runs_dir) / cell.cell_id, metrics=metrics)
     metrics = _numbers(metrics)
     metrics["wall_s"] = result.wall_s
     metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})

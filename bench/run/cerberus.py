@@ -318,6 +318,83 @@ def write_outputs(result: CerberusResult, out: Path, *, budget_s: float) -> dict
     return metrics
 
 
+def write_schedule(result: CerberusResult, out: Path, *, metrics: Mapping[str, Any]) -> None:
+    """The run in the folder format the schedule pictures read (``bench/run/outputs.py``:
+    ``jobs.csv``, ``usage.csv``, ``metrics.json``), so a suite's Cerberus cells get Gantt and
+    usage pictures in the HTML report like the engine's.
+
+    Mapping (a choice: Cerberus counts cores, not nodes): a core is drawn as a node; a job's
+    run is ``run_start`` to ``exec_end`` (the fetch included; one-phase: to ``complete``); the
+    three-phase stage-in and drain become ``first_alloc`` (``in_start``) and ``last_release``
+    (``complete``), drawn as thin lines; its burst buffer is its peak ``max_tb`` in GB. The
+    usage timeline is the simulator's own samples (share of cores and burst buffer in use after
+    each event) times the machine's totals. Each file is written to a temporary name, then
+    renamed.
+    """
+    from schedbench.bench.run.outputs import commit_of_checkout
+
+    out.mkdir(parents=True, exist_ok=True)
+    t = result.times
+    three = result.lifecycle == "three-phase"
+    end = t["exec_end"] if three else t["complete"]
+    states = ("completed", "rejected", "stuck")
+    bb_gb = result.workload.max_tb * 1000.0
+    tmp = out / "jobs.csv.tmp"
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(
+            ["id", "submit", "start", "end", "nodes", "bb_gb", "status"]
+            + (["first_alloc", "last_release"] if three else [])
+            + ["user"]
+        )
+        for i in range(len(result.workload)):
+            row = [
+                int(result.workload.job_id[i]),
+                _cell(result.workload.submit[i]),
+                _cell(t["run_start"][i]),
+                _cell(end[i]),
+                int(result.cores[i]),
+                _cell(bb_gb[i]),
+                states[int(result.state[i])],
+            ]
+            if three:
+                row += [_cell(t["in_start"][i]), _cell(t["complete"][i])]
+            w.writerow([*row, ""])
+    tmp.replace(out / "jobs.csv")
+    m = result.machine
+    bb_total_gb = m.bb * (1000.0 if m.bb_unit == "TB" else 1.0)
+    bb = result.sample_bb if result.sample_bb is not None else np.zeros_like(result.sample_t)
+    tmp = out / "usage.csv.tmp"
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["t", "nodes", "bb_gb", "ssd_requested_gb", "ssd_assigned_gb"])
+        for when, cpu, used in zip(result.sample_t, result.sample_cpu, bb, strict=True):
+            w.writerow(
+                [
+                    repr(float(when)),
+                    repr(float(cpu) * m.cores),
+                    repr(float(used) * bb_total_gb),
+                    0,
+                    0,
+                ]
+            )
+    tmp.replace(out / "usage.csv")
+    doc = {
+        "metrics": dict(metrics),
+        "config": {
+            "workload": result.workload.source,
+            "policy": result.policy,
+            "system": m.name,
+            "lifecycle": result.lifecycle,
+            "commit": commit_of_checkout(),
+        },
+        "system": {"node_groups": [{"count": m.cores, "ssd_gb": 0.0}], "bb_gb": bb_total_gb},
+    }
+    tmp = out / "metrics.json.tmp"
+    tmp.write_text(json.dumps(doc, indent=2, default=_json) + "\n")
+    tmp.replace(out / "metrics.json")
+
+
 def _json(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()

@@ -143,7 +143,7 @@ def write_outputs(
         "metrics": metrics,
         "breakdowns": breakdowns,
         "counters": result.counters,
-        "config": {**result.config, "commit": _commit()},
+        "config": {**result.config, "commit": commit_of_checkout()},
         "system": result.system.to_dict(),
     }
     tmp = out / "metrics.json.tmp"
@@ -155,7 +155,7 @@ def write_outputs(
         tmp.replace(out / "schedule.swf")
 
 
-def _commit() -> str | None:
+def commit_of_checkout() -> str | None:
     """The checkout's git commit (with ``+dirty``), for the pictures' captions; None outside git."""
     from schedbench.bench.store.provenance import provenance
 
