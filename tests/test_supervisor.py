@@ -76,17 +76,25 @@ def test_workers_may_start_children():
     assert not failures and results == {("child", 7): 7}
 
 
+def _parent_script(body: str) -> str:
+    """A parent process running a two-worker pool of tests/supervised_items.run; ``body`` uses
+    ``pool``."""
+    head = f"""
+import os, sys
+sys.path.insert(0, {os.getcwd()!r})
+from schedbench.bench.run.supervisor import SupervisedPool
+from tests.supervised_items import run
+pool = SupervisedPool(run, 2, startup_s=None)
+"""
+    return head + textwrap.dedent(body)
+
+
 def test_a_parent_keeping_idle_workers_still_exits(tmp_path):
     # Non-daemonic workers would be joined at exit while they wait on their pipe: the exit hook
     # must kill them first, or this parent never ends.
     pids = tmp_path / "pids"
-    script = textwrap.dedent(
+    script = _parent_script(
         f"""
-        import os, sys
-        sys.path.insert(0, {os.getcwd()!r})
-        from schedbench.bench.run.supervisor import SupervisedPool
-        from tests.supervised_items import run
-        pool = SupervisedPool(run, 2, startup_s=None)
         got = []
         pool.run([("pid", 0), ("pid", 1)], lambda item, pid: got.append(pid), print,
                  keep_workers=True)
@@ -105,13 +113,8 @@ def test_a_parent_keeping_idle_workers_still_exits(tmp_path):
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux only")
 def test_killing_the_parent_kills_its_workers(tmp_path):
     pids = tmp_path / "pids"
-    script = textwrap.dedent(
+    script = _parent_script(
         f"""
-        import os, sys
-        sys.path.insert(0, {os.getcwd()!r})
-        from schedbench.bench.run.supervisor import SupervisedPool
-        from tests.supervised_items import run
-        pool = SupervisedPool(run, 2, startup_s=None)
         def note(item, pid):
             with open({str(pids)!r}, "a") as f:
                 f.write(f"{{pid}}\\n")
