@@ -1131,16 +1131,20 @@ def _search(
                         break
             if code != 0:
                 return code
-        elif counters[2] < kicks:
-            if _kick(arc, prob, rng, np.int64(3)) == 2:
-                return 2
-            counters[2] += 1
-        elif counters[6] < corners and prob[6][0] >= 0:
+        elif (
+            counters[6] < corners
+            and prob[6][0] >= 0
+            and (counters[6] <= counters[2] or counters[2] >= kicks)
+        ):
             code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
             if code != 0:
                 return code
             counters[1] += steps
             counters[6] += 1
+        elif counters[2] < kicks:
+            if _kick(arc, prob, rng, np.int64(3)) == 2:
+                return 2
+            counters[2] += 1
         elif anytime:
             # Alternate a larger kick and a large-neighbourhood move solved exactly (and, when
             # corner moves apply, a corner move).
