@@ -73,6 +73,13 @@ measured time per generation to take at most a quarter of the remaining time (an
 expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
 ``feasible`` (a heuristic, never ``optimal``).
 
+The fill of ``repair="fill"`` (issue 17 target 3: BBSched's settings, population 20 and 500
+generations, within 5 ms at w = 20) draws its random order lazily, one Fisher-Yates step per
+unselected job visited, and stops once some resource's least demand among the jobs not yet
+visited no longer fits beside the chromosome (nothing more could be added). Fill orders have the
+same distribution as before (a uniformly random order of the unselected jobs), with fewer draws;
+the answers for a seed differ from those of the full shuffle of the window used before.
+
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
 loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
 w = 20 / 50 / 100 (median 1.4 / 1.9 / 3.1 ms); by ``ga`` (repair and fill) 100 / 92 / 63 %

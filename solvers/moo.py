@@ -34,17 +34,37 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    ``kicks`` times: take a random member, drop 1–3 random jobs (kept out of the refill), refill in
    a random order, hill-climb on a random λ (uniform on the simplex), and offer the result; if it
    enters, level-1 search resumes from it. After the kicks, level 2 explores every member
-   (and level 1 any newcomer) until nothing is left to explore.
+   (and level 1 any newcomer) until nothing is left to explore. (Corner moves, step 5, take
+   turns with the kicks.)
 
 4. **Anytime phase** (``anytime=true`` only, issue 17 target 3) — once the search above has
    nothing left to explore it keeps going until ``time_limit_s``, the deadline or
-   ``max_evaluations``, alternating (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
-   random λ) and (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
+   ``max_evaluations``, taking turns of (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
+   random λ), (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
    member and enumerate every subset of a pool of at most 10 jobs (the freed ones and random
    unselected jobs that fit alone), in Gray-code order, offering every feasible one the archive
-   does not weakly dominate. Newcomers are explored at levels 1 and 2 before the next move. The
-   archive only improves, so the anytime answer weakly dominates the converging one (same seed).
-   Off by default: it makes the answer depend on machine speed and spends the whole time limit.
+   does not weakly dominate, and (c) a corner move (step 5) where it applies and ``corner`` > 0.
+   Newcomers are explored at levels 1 and 2 before the next move. The archive only improves, so
+   the anytime answer weakly dominates the converging one (same seed). Off by default: it makes
+   the answer depend on machine speed and spends the whole time limit.
+5. **Corner moves** (issue 17 target 3; ``corner`` of them, taking turns with the kicks of step
+   3). On the conflict-rich windows of issue 17 the front sits in the corner: both resources
+   filled to within a few nodes and GB, a two-dimensional exact subset sum that kicks and small
+   exchanges rarely hit. The move applies when there are two resources, the objectives are the
+   demands, and one resource (the *snap* resource s: nodes) has whole demands and a capacity of
+   at most 2^20 units. Jobs then split into *single* jobs (demand only for s) and *pair* jobs.
+   For a fixed set of pair jobs, the best completion fills s with single jobs as far as it
+   goes: the largest subset sum of the single jobs' demands that fits, read from a subset-sum
+   table built once per window (with back-pointers that rebuild the subset). So the front is
+   the Pareto set, over subsets S of pair jobs, of (s(S) + best(cap_s − s(S)), other(S)). The
+   move takes a random member, frees all its pair jobs (or, half the time or when they are more
+   than the pool, a random number of them; the rest stay fixed), adds random unselected pair
+   jobs up to ``corner_pool`` jobs, and solves the pool exactly by meet in the middle: all
+   subsets of each half that fit, the second half sorted by the other resource; for every
+   first-half subset the 64 largest second-half sums that still fit are combined, snapped,
+   and offered unless the archive weakly dominates them. When the pool holds every pair job
+   (w = 20, often w = 50) one move finds the whole exact front. ``corner=0`` is the search as it
+   was before (measured side by side in ``bench/benchmarks/frontier.py``).
 
 Order of the steps and defaults were chosen on Theta-like windows (``instances.windows``) and on
 the Zitzler–Thiele knapsack (100 items, 2 objectives; large selections, where level 2 is
