@@ -63,7 +63,9 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    subsets of each half that fit, the second half sorted by the other resource; for every
    first-half subset the 64 largest second-half sums that still fit are combined, snapped,
    and offered unless the archive weakly dominates them. When the pool holds every pair job
-   (w = 20, often w = 50) one move finds the whole exact front. ``corner=0`` is the search as it
+   (w = 20, often w = 50) and nothing stays fixed, one move combining the half-lists in full
+   (at most 2^20 pairs) finds the whole exact front, and no further corner move is made.
+   ``corner=0`` is the search as it
    was before (measured side by side in ``bench/benchmarks/frontier.py``).
 
 Order of the steps and defaults were chosen on Theta-like windows (``instances.windows``) and on
@@ -115,12 +117,15 @@ _LNS_POOL = 10
 _ANYTIME_DROP = 6
 #: Corner move: second-half sums combined with each first-half subset (the largest that fit).
 _CORNER_SCAN = 64
+#: Corner move: combine the two half-lists in full when the pool is the whole problem and they
+#: make at most this many pairs.
+_COMPLETE_PAIRS = 1 << 20
 #: Time kept back from the deadline for assembling the decision (seconds, at most this share).
 _MARGIN_S, _MARGIN_SHARE = 0.02, 0.05
 
 # Kernel return codes, and the slots of the counters array.
 _DONE, _FULL, _STOPPED = 0, 2, 3
-_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS = range(7)
+_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE = range(8)
 #: Corner move: largest resource capacity (in whole units) the snap table covers.
 _SNAP_MAX = 1 << 20
 
@@ -304,7 +309,7 @@ class _Search:
             value=np.zeros((cap, m)),
             usage=np.zeros((cap, k)),
             level=np.zeros(cap, np.uint8),
-            counters=np.zeros(7, np.int64),
+            counters=np.zeros(8, np.int64),
             prob=prob,
             rng=new_state(seed),
         )
@@ -1017,13 +1022,18 @@ def _corner(arc: Any, prob: Any, rng: Any, size: Any, scan: Any) -> Any:
                 fixed[j] = 1
                 fo += demands[j, other]
                 fs += demands[j, snap]
+    too_big = 0  # unselected pair jobs that do not fit beside the fixed ones on their own
     for t in range(n_pair):
         if n_pool >= size:
             break
         j = order[t]
-        if x0[j] == 0 and fo + demands[j, other] <= limit[other] and fs + demands[j, snap] <= cap_s:
+        if x0[j]:
+            continue
+        if fo + demands[j, other] <= limit[other] and fs + demands[j, snap] <= cap_s:
             pool[n_pool] = j
             n_pool += 1
+        else:
+            too_big += 1
     room = np.array([limit[other] - fo, cap_s - fs])
     h1 = n_pool // 2
     ao, as_, am = _half_sums(pool, 0, h1, demands, snap, other, room)
@@ -1033,6 +1043,11 @@ def _corner(arc: Any, prob: Any, rng: Any, size: Any, scan: Any) -> Any:
     bs = bs[idx]
     bm = bm[idx]
     nb = bo.shape[0]
+    # A pool of every pair job with nothing fixed, combined in full, solves the window exactly:
+    # no later corner move can find more (counters[7] says so to the caller).
+    if taken == mine and n_pool + too_big == n_pair and ao.shape[0] * nb <= _COMPLETE_PAIRS:
+        scan = nb
+        counters[7] = 1
     v = np.empty(2)
     work = ao.shape[0] + nb
     for i in range(ao.shape[0]):
@@ -1154,6 +1169,7 @@ def _search(
         elif (
             counters[6] < corners
             and prob[6][0] >= 0
+            and counters[7] == 0
             and (counters[6] <= counters[2] or counters[2] >= kicks)
         ):
             code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
@@ -1168,7 +1184,8 @@ def _search(
         elif anytime:
             # Alternate a larger kick and a large-neighbourhood move solved exactly (and, when
             # corner moves apply, a corner move).
-            turn = counters[2] % 3 if corners > 0 and prob[6][0] >= 0 else counters[2] & 1
+            with_corner = corners > 0 and prob[6][0] >= 0 and counters[7] == 0
+            turn = counters[2] % 3 if with_corner else counters[2] & 1
             if turn == 2:
                 code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
                 if code == 3:

@@ -112,7 +112,14 @@ def test_moo_with_corner_moves_finds_the_exact_front_of_conflict_windows(seed):
     problem = conflict_candidate(18, 200 + seed)
     d = MOOSolver(corner=20, kicks=0, time_limit_s=0).solve(problem, Budget(seed=seed))
     assert {p.objectives for p in d.pareto} == exact_front(problem)
-    assert d.stats["corner_moves"] == 20
+    # the pool holds every pair job: the first move solves the window, no more are made
+    assert d.stats["corner_moves"] == 1
+
+
+def test_corner_moves_go_on_while_the_pool_cannot_hold_every_pair_job():
+    problem = conflict_candidate(60, 2)
+    d = MOOSolver(corner=30, corner_pool=10, time_limit_s=0).solve(problem, Budget(seed=0))
+    assert d.stats["corner_moves"] == 30
 
 
 def test_corner_moves_are_reproducible_and_seeded():
