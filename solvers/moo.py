@@ -43,12 +43,13 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    random λ), (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
    member and enumerate every subset of a pool of at most 10 jobs (the freed ones and random
    unselected jobs that fit alone), in Gray-code order, offering every feasible one the archive
-   does not weakly dominate, and (c) a corner move (step 5) where it applies and ``corner`` > 0.
+   does not weakly dominate, and (c) a corner move (step 5) where it applies and ``corner`` > 0
+   (every other turn: a, c, b, c, ...; a and b in turn without corner moves).
    Newcomers are explored at levels 1 and 2 before the next move. The archive only improves, so
    the anytime answer weakly dominates the converging one (same seed). Off by default: it makes
    the answer depend on machine speed and spends the whole time limit.
-5. **Corner moves** (issue 17 target 3; ``corner`` of them, taking turns with the kicks of step
-   3). On the conflict-rich windows of issue 17 the front sits in the corner: both resources
+5. **Corner moves** (issue 17 target 3; up to ``corner`` of them, taking turns with the kicks of
+   step 3, ending early after 60 in a row that found nothing new). On the conflict-rich windows of issue 17 the front sits in the corner: both resources
    filled to within a few nodes and GB, a two-dimensional exact subset sum that kicks and small
    exchanges rarely hit. The move applies when there are two resources, the objectives are the
    demands, and one resource (the *snap* resource s: nodes) has whole demands and a capacity of
@@ -117,6 +118,8 @@ _LNS_POOL = 10
 _ANYTIME_DROP = 6
 #: Corner move: second-half sums combined with each first-half subset (the largest that fit).
 _CORNER_SCAN = 64
+#: Corner moves end (before ``corner`` of them) after this many in a row found nothing new.
+_CORNER_PATIENCE = 60
 #: Corner move: combine the two half-lists in full when the pool is the whole problem and they
 #: make at most this many pairs.
 _COMPLETE_PAIRS = 1 << 20
@@ -125,7 +128,7 @@ _MARGIN_S, _MARGIN_SHARE = 0.02, 0.05
 
 # Kernel return codes, and the slots of the counters array.
 _DONE, _FULL, _STOPPED = 0, 2, 3
-_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE = range(8)
+_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE, _IDLE = range(9)
 #: Corner move: largest resource capacity (in whole units) the snap table covers.
 _SNAP_MAX = 1 << 20
 
@@ -309,7 +312,7 @@ class _Search:
             value=np.zeros((cap, m)),
             usage=np.zeros((cap, k)),
             level=np.zeros(cap, np.uint8),
-            counters=np.zeros(8, np.int64),
+            counters=np.zeros(9, np.int64),
             prob=prob,
             rng=new_state(seed),
         )
@@ -1170,13 +1173,16 @@ def _search(
             counters[6] < corners
             and prob[6][0] >= 0
             and counters[7] == 0
+            and counters[8] < _CORNER_PATIENCE
             and (counters[6] <= counters[2] or counters[2] >= kicks)
         ):
+            accepted = counters[5]
             code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
             if code != 0:
                 return code
             counters[1] += steps
             counters[6] += 1
+            counters[8] = 0 if counters[5] > accepted else counters[8] + 1
         elif counters[2] < kicks:
             if _kick(arc, prob, rng, np.int64(3)) == 2:
                 return 2
@@ -1185,7 +1191,13 @@ def _search(
             # Alternate a larger kick and a large-neighbourhood move solved exactly (and, when
             # corner moves apply, a corner move).
             with_corner = corners > 0 and prob[6][0] >= 0 and counters[7] == 0
-            turn = counters[2] % 3 if with_corner else counters[2] & 1
+            # turns: kick, corner, large neighbourhood, corner (or kick, large neighbourhood)
+            if not with_corner:
+                turn = counters[2] & 1
+            elif counters[2] & 1:
+                turn = 2
+            else:
+                turn = (counters[2] >> 1) & 1
             if turn == 2:
                 code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
                 if code == 3:
