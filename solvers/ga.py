@@ -73,6 +73,13 @@ measured time per generation to take at most a quarter of the remaining time (an
 expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
 ``feasible`` (a heuristic, never ``optimal``).
 
+The fill of ``repair="fill"`` (issue 17 target 3: BBSched's settings, population 20 and 500
+generations, within 5 ms at w = 20) draws its random order lazily, one Fisher-Yates step per
+unselected job visited, and stops once some resource's least demand among the jobs not yet
+visited no longer fits beside the chromosome (nothing more could be added). Fill orders have the
+same distribution as before (a uniformly random order of the unselected jobs), with fewer draws;
+the answers for a seed differ from those of the full shuffle of the window used before.
+
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
 loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
 w = 20 / 50 / 100 (median 1.4 / 1.9 / 3.1 ms); by ``ga`` (repair and fill) 100 / 92 / 63 %
@@ -368,7 +375,12 @@ def _repair_fill(
 ) -> Any:
     """Make chromosome ``row`` feasible and maximal (``repair="fill"``, module docstring): drop
     random selected jobs while some capacity is exceeded, then add the unselected jobs that
-    still fit, visited in a random order."""
+    still fit, visited in a random order.
+
+    The fill order is drawn lazily (a Fisher-Yates shuffle of the unselected jobs only, one draw
+    per job visited) and the fill stops once the smallest demand left of some resource no longer
+    fits, since no job left could be added then (issue 17: BBSched's settings at w = 20 within
+    5 ms; the same distribution of fill orders as a full shuffle of the window, fewer draws)."""
     w, k = demands.shape
     m = gains.shape[1]
     # the selected jobs, dropped in a uniformly random order (a partial Fisher-Yates shuffle)
@@ -395,15 +407,19 @@ def _repair_fill(
             usage[row, r] -= demands[j, r]
         for i in range(m):
             value[row, i] -= gains[j, i]
+    # the candidates: every unselected job, in window order, and the least demand per resource
+    n = 0
     for j in range(w):
-        order[j] = j
-    for t in range(w - 1, 0, -1):
-        u = randint(rng, t + 1)
-        order[t], order[u] = order[u], order[t]
-    for t in range(w):
-        j = order[t]
-        if genes[row, j]:
-            continue
+        if not genes[row, j]:
+            order[n] = j
+            n += 1
+    for t in range(n):
+        if (t & 7) == 0 and _nothing_fits(usage, row, demands, limit, order, t, n):
+            return
+        u = t + randint(rng, n - t)
+        j = order[u]
+        order[u] = order[t]
+        order[t] = j
         fits = True
         for r in range(k):
             if usage[row, r] + demands[j, r] > limit[r]:
@@ -415,6 +431,21 @@ def _repair_fill(
                 usage[row, r] += demands[j, r]
             for i in range(m):
                 value[row, i] += gains[j, i]
+
+
+@njit(cache=True, inline="always")
+def _nothing_fits(
+    usage: Any, row: Any, demands: Any, limit: Any, order: Any, t: Any, n: Any
+) -> Any:
+    """No job of order[t:n] fits beside row ``row``: some resource's least demand among them
+    exceeds what is left of it."""
+    for r in range(demands.shape[1]):
+        least = np.inf
+        for s in range(t, n):
+            least = min(least, demands[order[s], r])
+        if usage[row, r] + least > limit[r]:
+            return True
+    return False
 
 
 @njit(cache=True)

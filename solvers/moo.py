@@ -34,17 +34,40 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    ``kicks`` times: take a random member, drop 1–3 random jobs (kept out of the refill), refill in
    a random order, hill-climb on a random λ (uniform on the simplex), and offer the result; if it
    enters, level-1 search resumes from it. After the kicks, level 2 explores every member
-   (and level 1 any newcomer) until nothing is left to explore.
+   (and level 1 any newcomer) until nothing is left to explore. (Corner moves, step 5, take
+   turns with the kicks.)
 
 4. **Anytime phase** (``anytime=true`` only, issue 17 target 3) — once the search above has
    nothing left to explore it keeps going until ``time_limit_s``, the deadline or
-   ``max_evaluations``, alternating (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
-   random λ) and (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
+   ``max_evaluations``, taking turns of (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
+   random λ), (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
    member and enumerate every subset of a pool of at most 10 jobs (the freed ones and random
    unselected jobs that fit alone), in Gray-code order, offering every feasible one the archive
-   does not weakly dominate. Newcomers are explored at levels 1 and 2 before the next move. The
-   archive only improves, so the anytime answer weakly dominates the converging one (same seed).
-   Off by default: it makes the answer depend on machine speed and spends the whole time limit.
+   does not weakly dominate, and (c) a corner move (step 5) where it applies and ``corner`` > 0
+   (every other turn: a, c, b, c, ...; a and b in turn without corner moves).
+   Newcomers are explored at levels 1 and 2 before the next move. The archive only improves, so
+   the anytime answer weakly dominates the converging one (same seed). Off by default: it makes
+   the answer depend on machine speed and spends the whole time limit.
+5. **Corner moves** (issue 17 target 3; up to ``corner`` of them, taking turns with the kicks of
+   step 3, ending early after 60 in a row that found nothing new). On the conflict-rich windows of issue 17 the front sits in the corner: both resources
+   filled to within a few nodes and GB, a two-dimensional exact subset sum that kicks and small
+   exchanges rarely hit. The move applies when there are two resources, the objectives are the
+   demands, and one resource (the *snap* resource s: nodes) has whole demands and a capacity of
+   at most 2^20 units. Jobs then split into *single* jobs (demand only for s) and *pair* jobs.
+   For a fixed set of pair jobs, the best completion fills s with single jobs as far as it
+   goes: the largest subset sum of the single jobs' demands that fits, read from a subset-sum
+   table built once per window (with back-pointers that rebuild the subset). So the front is
+   the Pareto set, over subsets S of pair jobs, of (s(S) + best(cap_s − s(S)), other(S)). The
+   move takes a random member, frees all its pair jobs (or, half the time or when they are more
+   than the pool, a random number of them; the rest stay fixed), adds random unselected pair
+   jobs up to ``corner_pool`` jobs, and solves the pool exactly by meet in the middle: all
+   subsets of each half that fit, the second half sorted by the other resource; for every
+   first-half subset the 64 largest second-half sums that still fit are combined, snapped,
+   and offered unless the archive weakly dominates them. When the pool holds every pair job
+   (w = 20, often w = 50) and nothing stays fixed, one move combining the half-lists in full
+   (at most 2^20 pairs) finds the whole exact front, and no further corner move is made.
+   ``corner=0`` is the search as it
+   was before (measured side by side in ``bench/benchmarks/frontier.py``).
 
 Order of the steps and defaults were chosen on Theta-like windows (``instances.windows``) and on
 the Zitzler–Thiele knapsack (100 items, 2 objectives; large selections, where level 2 is
@@ -71,6 +94,11 @@ median latency 6 / 12 / 34 ms (NSGA-II 2.6–2.8 s). At w = 200: 94 % in a media
 it misses is mostly the end of the front at full node use, where hitting the exact node count
 takes an exchange of three or more jobs. On the Zitzler–Thiele knapsack (121-point front) it
 finds about 110 points and stops at ``max_evaluations`` after about 0.4 s.
+
+On issue 17's conflict-rich windows (``bench/benchmarks/frontier.py --part b``, 10 windows per w,
+a loaded 2-CPU EPYC), with ``time_limit_s=0.05``: share of the exact front 100 / 100 / 96 % at
+w = 20 / 50 / 100 (fresh windows, ``--seed 1``: 100 / 100 / 91 %; with ``anytime``, 96 % at
+w = 100 on both); ``corner=0`` in the same runs: 100 / 87 / 30 % and 100 / 86 / 52 %.
 """
 
 from __future__ import annotations
@@ -93,12 +121,21 @@ _INITIAL_ARCHIVE = 256
 _LNS_POOL = 10
 #: Anytime phase: a kick drops 1 to this many jobs.
 _ANYTIME_DROP = 6
+#: Corner move: second-half sums combined with each first-half subset (the largest that fit).
+_CORNER_SCAN = 64
+#: Corner moves end (before ``corner`` of them) after this many in a row found nothing new.
+_CORNER_PATIENCE = 60
+#: Corner move: combine the two half-lists in full when the pool is the whole problem and they
+#: make at most this many pairs.
+_COMPLETE_PAIRS = 1 << 20
 #: Time kept back from the deadline for assembling the decision (seconds, at most this share).
 _MARGIN_S, _MARGIN_SHARE = 0.02, 0.05
 
 # Kernel return codes, and the slots of the counters array.
 _DONE, _FULL, _STOPPED = 0, 2, 3
-_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED = range(6)
+_N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE, _IDLE = range(9)
+#: Corner move: largest resource capacity (in whole units) the snap table covers.
+_SNAP_MAX = 1 << 20
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -112,6 +149,12 @@ class MOOSolver(BaseSolver):
     time_limit_s: float = param(
         1.0, "stop after this many seconds (status feasible, with a note); 0 = no limit"
     )
+    corner: int = param(
+        200,
+        "corner moves (exact meet-in-the-middle completions, module docstring step 5) after the "
+        "kicks; 0 = none (the search before issue 17's corner move)",
+    )
+    corner_pool: int = param(24, "jobs a corner move completes exactly (2 to 30)")
     anytime: bool = param(
         False,
         "after convergence keep kicking (larger kicks) until time_limit_s, the deadline or "
@@ -124,7 +167,7 @@ class MOOSolver(BaseSolver):
     )
 
     def __post_init__(self) -> None:
-        for name, low in (("weights", 1), ("kicks", 0), ("max_evaluations", 1)):
+        for name, low in (("weights", 1), ("kicks", 0), ("max_evaluations", 1), ("corner", 0)):
             value = getattr(self, name)
             self._require(
                 isinstance(value, int) and not isinstance(value, bool) and value >= low,
@@ -132,6 +175,13 @@ class MOOSolver(BaseSolver):
                 f"an integer >= {low}",
             )
         self._require(isinstance(self.anytime, bool), "anytime", "true or false")
+        self._require(
+            isinstance(self.corner_pool, int)
+            and not isinstance(self.corner_pool, bool)
+            and 2 <= self.corner_pool <= 30,
+            "corner_pool",
+            "an integer from 2 to 30",
+        )
         self._require(
             self.exchange in (1, 2) and not isinstance(self.exchange, bool), "exchange", "1 or 2"
         )
@@ -146,7 +196,9 @@ class MOOSolver(BaseSolver):
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
         tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
-        _Search.start(tiny, 0, stop_at=np.inf).run(self.weights, 2, 1000, 2, anytime=True)
+        _Search.start(tiny, 0, stop_at=np.inf).run(
+            self.weights, 2, 1000, 2, anytime=True, corners=2, pool=self.corner_pool
+        )
 
     def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
         if problem.w == 0:
@@ -156,7 +208,13 @@ class MOOSolver(BaseSolver):
         limit_at = clock.start + self.time_limit_s if self.time_limit_s > 0 else np.inf
         search = _Search.start(problem, budget.seed, stop_at=min(deadline_at, limit_at))
         code = search.run(
-            self.weights, self.kicks, self.max_evaluations, self.exchange, anytime=self.anytime
+            self.weights,
+            self.kicks,
+            self.max_evaluations,
+            self.exchange,
+            anytime=self.anytime,
+            corners=self.corner,
+            pool=self.corner_pool,
         )
         status, notes = Status.FEASIBLE, []
         c = search.counters
@@ -175,8 +233,52 @@ class MOOSolver(BaseSolver):
             "kicks": int(c[_KICKS]),
             "steps": int(c[_STEPS]),
             "accepted": int(c[_ACCEPTED]),
+            "corner_moves": int(c[_CORNERS]),
         }
         return Answer(status, search.selections(), stats=stats, notes=notes)
+
+
+def corner_pack(
+    demands: np.ndarray, gains: np.ndarray, limit: np.ndarray
+) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the corner move (step 5 of the module docstring) needs, or a pack with ``snap`` = -1
+    when it does not apply: two resources, the objectives equal to the demands, and a *snap*
+    resource s with whole, non-negative demands and a capacity of at most ``_SNAP_MAX`` units.
+
+    Returns (snap, other, single, pair, by, best): the jobs asking only for s (``single``) and
+    the others (``pair``); over the single jobs, ``by[c]`` is the job that first made the sum c
+    reachable (-1: unreachable; 0 is reachable by the empty set), and ``best[c]`` is the largest
+    reachable sum <= c, for c = 0 .. floor(limit[s]) (the classic subset-sum table, with the
+    back-pointers that rebuild a subset: the job before ``by[c]`` in the chain has a lower index).
+    """
+    empty = np.zeros(0, np.int64)
+    none = (-1, -1, empty, empty, empty, empty)
+    w = demands.shape[0]
+    if w == 0 or demands.shape[1] != 2 or gains.shape[1] != 2 or not np.array_equal(gains, demands):
+        return none
+    snap, size = -1, _SNAP_MAX + 1
+    for r in (0, 1):
+        col = demands[:, r]
+        if np.all(col >= 0) and np.all(col == np.floor(col)) and 0 <= limit[r] < size:
+            snap, size = r, int(np.floor(limit[r]))
+    if snap < 0:
+        return none
+    other = 1 - snap
+    single = np.flatnonzero(demands[:, other] == 0).astype(np.int64)
+    pair = np.flatnonzero(demands[:, other] != 0).astype(np.int64)
+    by = np.full(size + 1, -1, np.int64)
+    reach = np.zeros(size + 1, bool)
+    reach[0] = True
+    for j in single:
+        n = int(demands[j, snap])
+        if n == 0 or n > size:
+            continue
+        new = np.zeros(size + 1, bool)
+        new[n:] = reach[:-n] & ~reach[n:]
+        by[new] = j
+        reach |= new
+    best = np.maximum.accumulate(np.where(reach, np.arange(size + 1), 0)).astype(np.int64)
+    return snap, other, single, pair, by, best
 
 
 @dataclass(slots=True)
@@ -200,32 +302,51 @@ class _Search:
         limit = kernel_limit(problem)  # half the feasibility slack: see solvers.ga
         with np.errstate(divide="ignore", invalid="ignore"):
             load = np.where(limit > 0, demands.sum(axis=0) / limit, np.inf)
+        gains = np.array(problem.objectives.T, dtype=np.float64, order="C")
         prob = (
             demands,
-            np.array(problem.objectives.T, dtype=np.float64, order="C"),
+            gains,
             limit,
             np.array(problem.objective_scales, dtype=np.float64),
             int(np.argmax(np.nan_to_num(load, nan=0.0))) if w else 0,
             np.array([stop_at, 0.0, 63.0]),  # the first _expired() call reads the clock
+            corner_pack(demands, gains, limit),
         )
         return cls(
             genes=np.zeros((cap, w), np.uint8),
             value=np.zeros((cap, m)),
             usage=np.zeros((cap, k)),
             level=np.zeros(cap, np.uint8),
-            counters=np.zeros(6, np.int64),
+            counters=np.zeros(9, np.int64),
             prob=prob,
             rng=new_state(seed),
         )
 
     def run(
-        self, weights: int, kicks: int, max_evaluations: int, depth: int, *, anytime: bool = False
+        self,
+        weights: int,
+        kicks: int,
+        max_evaluations: int,
+        depth: int,
+        *,
+        anytime: bool = False,
+        corners: int = 0,
+        pool: int = 2,
     ) -> int:
         """Search until done or stopped; returns the kernel's code (``_DONE`` or ``_STOPPED``)."""
         while True:
             arc = (self.genes, self.value, self.usage, self.level, self.counters)
             code = _search(
-                arc, self.prob, self.rng, weights, kicks, max_evaluations, depth, anytime
+                arc,
+                self.prob,
+                self.rng,
+                weights,
+                kicks,
+                max_evaluations,
+                depth,
+                anytime,
+                corners,
+                pool,
             )
             if code != _FULL:
                 return code
@@ -837,6 +958,157 @@ def _lns(arc: Any, prob: Any, rng: Any, size: Any) -> Any:
 
 
 @njit(cache=True)
+def _half_sums(pool: Any, lo: Any, hi: Any, demands: Any, snap: Any, other: Any, room: Any) -> Any:
+    """Every subset of pool[lo:hi] whose demands fit in ``room`` (other, snap): returns the
+    other-resource sums, the snap sums and the subsets (bit t = job pool[lo + t])."""
+    h = hi - lo
+    total = 1 << h
+    so = np.empty(total)
+    ss = np.empty(total)
+    mask = np.empty(total, np.int64)
+    so[0] = 0.0
+    ss[0] = 0.0
+    mask[0] = 0
+    for m in range(1, total):
+        low = m & -m
+        t = 0
+        while (low >> t) != 1:
+            t += 1
+        j = pool[lo + t]
+        so[m] = so[m ^ low] + demands[j, other]
+        ss[m] = ss[m ^ low] + demands[j, snap]
+        mask[m] = m
+    keep = 0
+    for m in range(total):
+        if so[m] <= room[0] and ss[m] <= room[1]:
+            so[keep] = so[m]
+            ss[keep] = ss[m]
+            mask[keep] = mask[m]
+            keep += 1
+    return so[:keep], ss[:keep], mask[:keep]
+
+
+@njit(cache=True)
+def _corner(arc: Any, prob: Any, rng: Any, size: Any, scan: Any) -> Any:
+    """Step 5 of the module docstring: a corner-aimed exact completion. Take a random member,
+    free its pair jobs (all of them, or a random number of them), add random unselected pair jobs
+    up to a pool of ``size``, and complete exactly: every subset of the pool (meet in the middle:
+    two half-lists, the second sorted by the other resource; for each first-half subset the
+    ``scan`` largest second-half sums that fit are combined) plus the fixed pair jobs, the snap
+    resource then filled as full as possible by single jobs (the subset-sum table). Offers each
+    combination the archive does not weakly dominate. Returns (``_offer``'s code, work done)."""
+    genes, value, counters = arc[0], arc[1], arc[4]
+    demands, limit = prob[0], prob[2]
+    snap, other, pair, by, best = prob[6][0], prob[6][1], prob[6][3], prob[6][4], prob[6][5]
+    w = demands.shape[0]
+    n_pair = pair.shape[0]
+    cap_s = best.shape[0] - 1
+    a = randint(rng, counters[0])
+    x0 = genes[a]
+    order = pair.copy()
+    _shuffle(order, rng)
+    mine = 0
+    for t in range(n_pair):
+        if x0[order[t]]:
+            mine += 1
+    free = mine if (mine <= size and randint(rng, 2) == 0) else 1 + randint(rng, max(mine, 1))
+    free = min(free, mine, size)
+    pool = np.empty(size, np.int64)
+    fixed = np.zeros(w, np.uint8)
+    n_pool = 0
+    fo = 0.0
+    fs = 0.0
+    taken = 0
+    for t in range(n_pair):
+        j = order[t]
+        if x0[j]:
+            if taken < free:
+                pool[n_pool] = j
+                n_pool += 1
+                taken += 1
+            else:
+                fixed[j] = 1
+                fo += demands[j, other]
+                fs += demands[j, snap]
+    too_big = 0  # unselected pair jobs that do not fit beside the fixed ones on their own
+    for t in range(n_pair):
+        if n_pool >= size:
+            break
+        j = order[t]
+        if x0[j]:
+            continue
+        if fo + demands[j, other] <= limit[other] and fs + demands[j, snap] <= cap_s:
+            pool[n_pool] = j
+            n_pool += 1
+        else:
+            too_big += 1
+    room = np.array([limit[other] - fo, cap_s - fs])
+    h1 = n_pool // 2
+    ao, as_, am = _half_sums(pool, 0, h1, demands, snap, other, room)
+    bo, bs, bm = _half_sums(pool, h1, n_pool, demands, snap, other, room)
+    idx = np.argsort(bo)
+    bo = bo[idx]
+    bs = bs[idx]
+    bm = bm[idx]
+    nb = bo.shape[0]
+    # A pool of every pair job with nothing fixed, combined in full, solves the window exactly:
+    # no later corner move can find more (counters[7] says so to the caller).
+    if taken == mine and n_pool + too_big == n_pair and ao.shape[0] * nb <= _COMPLETE_PAIRS:
+        scan = nb
+        counters[7] = 1
+    v = np.empty(2)
+    work = ao.shape[0] + nb
+    for i in range(ao.shape[0]):
+        if (i & 63) == 0 and _expired(prob[5]):
+            return 3, work
+        left = room[0] - ao[i]
+        # the last second-half entry whose other-resource sum fits
+        lo_, hi_ = 0, nb
+        while lo_ < hi_:
+            mid = (lo_ + hi_) // 2
+            if bo[mid] <= left:
+                lo_ = mid + 1
+            else:
+                hi_ = mid
+        seen = 0
+        for b in range(lo_ - 1, -1, -1):
+            if seen >= scan:
+                break
+            seen += 1
+            used_s = fs + as_[i] + bs[b]
+            if used_s > cap_s:
+                continue
+            v[other] = fo + ao[i] + bo[b]
+            v[snap] = used_s + best[cap_s - int(used_s)]
+            work += 1
+            if _weakly_dominated(value, counters[0], v) >= 0:
+                continue
+            x = fixed.copy()
+            for t in range(h1):
+                if (am[i] >> t) & 1:
+                    x[pool[t]] = 1
+            for t in range(n_pool - h1):
+                if (bm[b] >> t) & 1:
+                    x[pool[h1 + t]] = 1
+            c = best[cap_s - int(used_s)]
+            while c > 0:
+                j = by[c]
+                x[j] = 1
+                c -= int(demands[j, snap])
+            u = np.zeros(2)
+            for j in range(w):
+                if x[j]:
+                    u[0] += demands[j, 0]
+                    u[1] += demands[j, 1]
+            if not _fits(u, limit):
+                continue
+            vv = u.copy()
+            if _offer(arc, x, vv, u) == 2:
+                return 2, work
+    return 0, work
+
+
+@njit(cache=True)
 def _same_genes(x: Any, y: Any) -> Any:
     for j in range(x.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
         if x[j] != y[j]:
@@ -862,6 +1134,8 @@ def _search(
     max_evaluations: Any,
     depth: Any,
     anytime: Any,
+    corners: Any,
+    pool: Any,
 ) -> Any:
     """Seed (first call), then step until done: each step explores the oldest member not yet
     explored at level 1, else makes a kick while kicks are left, else (``depth`` 2) explores the
@@ -900,13 +1174,40 @@ def _search(
                         break
             if code != 0:
                 return code
+        elif (
+            counters[6] < corners
+            and prob[6][0] >= 0
+            and counters[7] == 0
+            and counters[8] < _CORNER_PATIENCE
+            and (counters[6] <= counters[2] or counters[2] >= kicks)
+        ):
+            accepted = counters[5]
+            code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
+            if code != 0:
+                return code
+            counters[1] += steps
+            counters[6] += 1
+            counters[8] = 0 if counters[5] > accepted else counters[8] + 1
         elif counters[2] < kicks:
             if _kick(arc, prob, rng, np.int64(3)) == 2:
                 return 2
             counters[2] += 1
         elif anytime:
-            # Alternate a larger kick and a large-neighbourhood move solved exactly.
-            if counters[2] & 1:
+            # Alternate a larger kick and a large-neighbourhood move solved exactly (and, when
+            # corner moves apply, a corner move).
+            with_corner = corners > 0 and prob[6][0] >= 0 and counters[7] == 0
+            # turns: kick, corner, large neighbourhood, corner (or kick, large neighbourhood)
+            if not with_corner:
+                turn = counters[2] & 1
+            elif counters[2] & 1:
+                turn = 2
+            else:
+                turn = (counters[2] >> 1) & 1
+            if turn == 2:
+                code, steps = _corner(arc, prob, rng, pool, np.int64(_CORNER_SCAN))
+                if code == 3:
+                    return 3
+            elif turn == 1:
                 code, steps = _lns(arc, prob, rng, np.int64(_LNS_POOL))
             else:
                 code = _kick(arc, prob, rng, np.int64(_ANYTIME_DROP))
