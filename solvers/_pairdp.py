@@ -255,11 +255,19 @@ def pair_run(
                 if best_v > incumbent:
                     incumbent = best_v
                 rrow = reach[suffix]
+                lrow = least[suffix]
                 bar = incumbent + 1e-12 * max(1.0, abs(incumbent))
                 for t in range(k):
                     if not keep[t] or t == best_t:
                         continue
+                    # The largest reachable dense increment x whose least other sum fits (a
+                    # few steps down from the largest reachable: an upper bound of it).
                     x = rrow[cap_a - ua[t]]
+                    room = cap_o - uo[t]
+                    for _ in range(_SCAN):
+                        if x == 0 or lrow[x] <= room:
+                            break
+                        x = rrow[x - 1]
                     top = uo[t] + mrow[x]
                     if top > cap_o:
                         top = cap_o
@@ -443,3 +451,117 @@ def front_of_keys(keys: np.ndarray, shift: int) -> np.ndarray:  # pragma: no cov
             out[c] = t
             c += 1
     return out
+
+
+@njit(cache=True)
+def _lp_bound(
+    order: np.ndarray, demand: np.ndarray, values: np.ndarray, depth: int, room: float
+) -> float:  # pragma: no cover
+    """Fractional knapsack over the undecided jobs (search position >= depth) of one resource:
+    ``order`` lists jobs by value per unit of that resource, descending (free jobs first)."""
+    total = 0.0
+    for t in range(order.size):
+        j = order[t]
+        if j < depth:
+            continue
+        d = demand[j]
+        if d <= room:
+            total += values[j]
+            room -= d
+        else:
+            if d > 0:
+                total += values[j] * room / d
+            break
+    return total
+
+
+@njit(cache=True)
+def single_bnb(
+    demands: np.ndarray,
+    limit: np.ndarray,
+    values: np.ndarray,
+    orders: np.ndarray,
+    stack: np.ndarray,
+    used: np.ndarray,
+    best: np.ndarray,
+    best_rows: np.ndarray,
+    node_limit: int,
+) -> tuple[int, int, int]:  # pragma: no cover
+    """Depth-first branch and bound for one objective (values > 0, jobs in search order), the
+    search resumable between calls.
+
+    ``stack[d]`` is 0 (job d not branched yet), 1 (taken, exploring) or 2 (left, exploring);
+    ``stack[w]`` holds the depth, ``used[K]`` the value so far (``used[:K]`` the usage). A node
+    is cut when its value plus, for every resource, the fractional knapsack bound of the
+    undecided jobs (``orders[r]``) is below the best value found (ties are kept: every
+    selection of the best value is recorded in ``best_rows``, up to its size; ``best[1]``
+    counts them). Returns (nodes visited, 1 if the search is complete, number of rows).
+    """
+    w, k = demands.shape
+    depth = stack[w]
+    nodes = 0
+    tol = 1e-12
+    while True:
+        if nodes >= node_limit:
+            stack[w] = depth
+            return nodes, 0, int(best[1])
+        if depth == w:
+            # A leaf: the selection of the taken jobs.
+            v = used[k]
+            if v > best[0] * (1 + tol) + 1e-300:
+                best[0] = v
+                best[1] = 0
+            if v >= best[0] * (1 - tol) and best[1] < best_rows.shape[0]:
+                r = int(best[1])
+                for j in range(w):
+                    best_rows[r, j] = stack[j] == 1
+                best[1] += 1
+            depth -= 1
+            while depth >= 0 and stack[depth] == 2:
+                stack[depth] = 0
+                depth -= 1
+            if depth < 0:
+                stack[w] = 0
+                return nodes, 1, int(best[1])
+            # Undo the take at ``depth`` and explore leaving the job.
+            for r in range(k):
+                used[r] -= demands[depth, r]
+            used[k] -= values[depth]
+            stack[depth] = 2
+            depth += 1
+            continue
+        nodes += 1
+        # Bound of the subtree at ``depth`` (jobs depth.. undecided).
+        bound = np.inf
+        for r in range(k):
+            lp = _lp_bound(orders[r], demands[:, r], values, depth, limit[r] - used[r])
+            if lp < bound:
+                bound = lp
+        if used[k] + bound < best[0] * (1 - tol):
+            # Cut: back to the last job whose other branch is open.
+            depth -= 1
+            while depth >= 0 and stack[depth] == 2:
+                stack[depth] = 0
+                depth -= 1
+            if depth < 0:
+                stack[w] = 0
+                return nodes, 1, int(best[1])
+            for r in range(k):
+                used[r] -= demands[depth, r]
+            used[k] -= values[depth]
+            stack[depth] = 2
+            depth += 1
+            continue
+        fits = True
+        for r in range(k):
+            if used[r] + demands[depth, r] > limit[r]:
+                fits = False
+                break
+        if fits:
+            for r in range(k):
+                used[r] += demands[depth, r]
+            used[k] += values[depth]
+            stack[depth] = 1
+        else:
+            stack[depth] = 2
+        depth += 1

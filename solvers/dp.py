@@ -119,6 +119,7 @@ class DPSolver(BaseSolver):
         """Compile (or load from numba's cache) the two-resource kernels; untimed."""
         d = np.array([[3.0, 5.0], [2.0, 0.0], [4.0, 7.0]])
         c = Clock(Budget(deadline_s=30))
+        _single_bnb(d, np.array([6.0, 9.0]), np.array([1.0, 2.0, 3.0]), c, 100)
         for weights in (None, np.array([1.0, 0.5])):
             _kernel_pair_dp(
                 d, np.array([6.0, 9.0]), np.arange(3), np.array([0, 1]), c, 10,
@@ -198,6 +199,14 @@ class DPSolver(BaseSolver):
                     if v >= best - 1e-9 * max(1.0, abs(best))
                 ]
                 result.trace = [(clock.elapsed(), [best])]
+        elif (
+            self.compiled
+            and not self.coarse
+            and problem.M == 1
+            and 0 < problem.w <= _BNB_MAX_W
+            and np.all(problem.objectives[0] > 0)
+        ):
+            result = _single_bnb(demands, limit, problem.objectives[0], clock, self.max_states)
         else:
             result = sparse_dp(
                 demands,
@@ -222,6 +231,51 @@ class DPSolver(BaseSolver):
         return Answer(
             status, result.selections, trace=result.trace, stats=result.stats, notes=notes
         )
+
+
+def _single_bnb(
+    demands: np.ndarray, limit: np.ndarray, values: np.ndarray, clock: Clock, max_states: int
+) -> _Result:
+    """One objective with positive values on a small window (issue 17, target 2: Cerberus'
+    CN x BB problem in original units): compiled depth-first branch and bound
+    (``_pairdp.single_bnb``), jobs by value per normalised size, the bound the least of the
+    resources' fractional knapsack bounds. Exact: a subtree is cut only when its bound is below
+    a value already reached; every selection of the best value is returned (up to
+    ``_BNB_TIES``), as the DP returns every state of the best value. ``max_states`` bounds the
+    nodes visited (then status ``feasible``); the clock is read every ``_BNB_CHUNK`` nodes."""
+    w, k = demands.shape
+    scale = np.where(limit > 0, limit, 1.0)
+    size = (demands / scale).sum(axis=1)
+    search = np.lexsort((np.arange(w), -values / np.maximum(size, 1e-300)))
+    d = np.ascontiguousarray(demands[search], dtype=np.float64)
+    v = np.ascontiguousarray(values[search], dtype=np.float64)
+    orders = np.empty((k, w), dtype=np.int64)
+    for r in range(k):
+        density = np.where(d[:, r] > 0, v / np.where(d[:, r] > 0, d[:, r], 1.0), np.inf)
+        orders[r] = np.lexsort((np.arange(w), -density))
+    stack = np.zeros(w + 1, dtype=np.int8)
+    used = np.zeros(k + 1)
+    best = np.zeros(2)
+    rows = np.zeros((_BNB_TIES, w), dtype=np.bool_)
+    lim = np.ascontiguousarray(limit, dtype=np.float64)
+    status, notes, visited, count = Status.OPTIMAL, [], 0, 0
+    while True:
+        chunk = min(_BNB_CHUNK, max_states - visited)
+        nodes, done, count = _pairdp.single_bnb(d, lim, v, orders, stack, used, best, rows, chunk)
+        visited += nodes
+        if done:
+            break
+        if visited >= max_states:
+            status = Status.FEASIBLE
+            notes.append(f"node limit max_states={max_states} reached (branch and bound)")
+            break
+        if clock.expired():
+            status = Status.TIMEOUT
+            break
+    selections = [sorted(search[rows[r]].tolist()) for r in range(count)]
+    stats = {"nodes": int(visited), "jobs_processed": w}
+    trace = [(clock.elapsed(), [float(best[0])])] if count else []
+    return _Result(status, selections, trace, stats, notes)
 
 
 def _pair_order(demands: np.ndarray, limit: np.ndarray) -> np.ndarray:
@@ -1060,6 +1114,11 @@ _NO_ROW_COUNTS = np.zeros((1, 2), dtype=np.int32)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read
 #: the clock) after about this many merged states.
 _KERNEL_PRUNE_FROM = 64
+#: One objective with positive values: branch and bound up to this many jobs, the clock read
+#: every _BNB_CHUNK nodes, at most _BNB_TIES selections of the best value kept.
+_BNB_MAX_W = 24
+_BNB_CHUNK = 200_000
+_BNB_TIES = 64
 _KERNEL_WORK = 500_000
 #: Sums of a resource's demands must fit the kernel's int32 tables.
 _INT32_SUMS = 2**29
