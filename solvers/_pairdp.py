@@ -31,8 +31,10 @@ _NONE = np.int32(2**31 - 1)
 #: The sentinel of the table recursion (``pair_tables``); demand sums must stay below half.
 _FAR = 2**30
 
-#: Windows up to this wide are scanned; wider ones use a table built for the layer.
+#: Layers of at least TABLE_FROM states answer window queries from tables built for the layer
+#: (O(cap log cap) once); smaller layers scan windows up to _SCAN wide and relax wider ones.
 _SCAN = 48
+TABLE_FROM = 4096
 
 #: The reachability bound (its bitsets cost about a millisecond to build) is used on layers of
 #: at least this many states.
@@ -132,6 +134,38 @@ def greedy_seeds(
 
 
 @njit(cache=True)
+def _window_min(values: np.ndarray, width: int, out: np.ndarray) -> None:  # pragma: no cover
+    """out[i] = min(values[i : i + width]) (shorter windows at the end), by a monotone deque."""
+    n = values.size
+    dq = np.empty(n, dtype=np.int64)
+    head = 0
+    tail = 0
+    for i in range(n - 1, -1, -1):
+        while tail > head and values[dq[tail - 1]] >= values[i]:
+            tail -= 1
+        dq[tail] = i
+        tail += 1
+        while dq[head] >= i + width:
+            head += 1
+        out[i] = values[dq[head]]
+
+
+@njit(cache=True)
+def _build_sparse_max(values: np.ndarray, table: np.ndarray) -> None:  # pragma: no cover
+    """``table[j, i]`` = max(values[i : i + 2^j]) (windows inside the array)."""
+    n = values.size
+    table[0, :n] = values
+    for j in range(1, table.shape[0]):
+        half = 1 << (j - 1)
+        prev = table[j - 1]
+        cur = table[j]
+        for i in range(n - (1 << j) + 1):
+            a = prev[i]
+            b = prev[i + half]
+            cur[i] = a if a > b else b
+
+
+@njit(cache=True)
 def _reach_hit(row: np.ndarray, counts: np.ndarray, lo: int, hi: int) -> bool:  # pragma: no cover
     """Is a bit set in [lo, hi] of the bitset ``row`` (``counts``: running nonzero words)?"""
     if lo > hi:
@@ -186,12 +220,18 @@ def pair_run(
     c0: float,
     c1: float,
     incumbent: float,
+    table_from: int,
 ) -> tuple[np.ndarray, np.ndarray, int, int, int, int, float]:  # pragma: no cover
     """Layers ``pos`` .. ``stop`` - 1 of the recursion (see the module docstring).
 
     Returns (keys, memo, memo_len, pos reached, code, peak merged size, incumbent value).
     """
     mask = (1 << shift) - 1
+    levels = 1
+    while (1 << levels) <= cap_a + 1:
+        levels += 1
+    table = np.empty((levels, cap_a + 1), dtype=np.int32)
+    lmin = np.empty(cap_a + 1, dtype=np.int32)
     peak = 0
     work = 0
     nseed = seed_z.size
@@ -324,6 +364,12 @@ def pair_run(
                 crow = reach_counts[r_at]
                 nbits = reach_rows.shape[1] * 64 - 1
                 erow = exact[suffix]
+                # Many states: O(1) window queries from tables built for the layer; few: scans.
+                tabled = k >= table_from
+                if tabled:
+                    _build_sparse_max(erow, table)
+                    if width > 0:
+                        _window_min(lrow, width, lmin)
                 t = 0
                 while t < k:
                     # States of equal dense usage a are adjacent (sorted keys) and share every
@@ -336,7 +382,9 @@ def pair_run(
                     beyond = -1
                     if width > 0:
                         lo = min(max(z_l - a + 1, 0), cap_a)
-                        if width <= _SCAN:
+                        if tabled:
+                            low = lmin[lo]
+                        elif width <= _SCAN:
                             low = np.int32(_FAR)
                             for x in range(lo, min(lo + width, cap_a + 1)):
                                 if lrow[x] < low:
@@ -355,8 +403,18 @@ def pair_run(
                         if hi > cap_a:
                             hi = cap_a
                         lo = 0 if q == 0 else fz[q - 1] - a + 1
-                        if lo <= 0 or hi - lo >= _SCAN:
-                            tm = mrow[hi]  # prefix maximum (a relaxation when lo > 0)
+                        if lo <= 0:
+                            tm = mrow[hi]
+                        elif tabled:
+                            lev = 0
+                            while (2 << lev) <= hi - lo + 1:
+                                lev += 1
+                            tm = table[lev, lo]
+                            tm2 = table[lev, hi - (1 << lev) + 1]
+                            if tm2 > tm:
+                                tm = tm2
+                        elif hi - lo >= _SCAN:
+                            tm = mrow[hi]  # prefix maximum: a relaxation
                         else:
                             tm = -_FAR  # no completion ends in the window: no constraint
                             for x in range(lo, hi + 1):
@@ -565,3 +623,31 @@ def single_bnb(
         else:
             stack[depth] = 2
         depth += 1
+
+
+@njit(cache=True)
+def bnb_order(
+    demands: np.ndarray, limit: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The search order of ``single_bnb`` (value per normalised size, descending; ties: earlier
+    job first), the demands and values in it, and per resource the jobs (search positions) by
+    value per unit of that resource, descending (jobs not using it first)."""
+    w, k = demands.shape
+    key = np.empty(w, dtype=np.float64)
+    for j in range(w):
+        size = 0.0
+        for r in range(k):
+            size += demands[j, r] / (limit[r] if limit[r] > 0 else 1.0)
+        key[j] = -values[j] / max(size, 1e-300)
+    search = np.argsort(key, kind="mergesort")
+    d = np.empty((w, k), dtype=np.float64)
+    v = np.empty(w, dtype=np.float64)
+    for t in range(w):
+        d[t] = demands[search[t]]
+        v[t] = values[search[t]]
+    orders = np.empty((k, w), dtype=np.int64)
+    for r in range(k):
+        for t in range(w):
+            key[t] = -v[t] / d[t, r] if d[t, r] > 0 else -np.inf
+        orders[r] = np.argsort(key, kind="mergesort")
+    return search, d, v, orders

@@ -244,20 +244,16 @@ def _single_bnb(
     ``_BNB_TIES``), as the DP returns every state of the best value. ``max_states`` bounds the
     nodes visited (then status ``feasible``); the clock is read every ``_BNB_CHUNK`` nodes."""
     w, k = demands.shape
-    scale = np.where(limit > 0, limit, 1.0)
-    size = (demands / scale).sum(axis=1)
-    search = np.lexsort((np.arange(w), -values / np.maximum(size, 1e-300)))
-    d = np.ascontiguousarray(demands[search], dtype=np.float64)
-    v = np.ascontiguousarray(values[search], dtype=np.float64)
-    orders = np.empty((k, w), dtype=np.int64)
-    for r in range(k):
-        density = np.where(d[:, r] > 0, v / np.where(d[:, r] > 0, d[:, r], 1.0), np.inf)
-        orders[r] = np.lexsort((np.arange(w), -density))
+    lim = np.ascontiguousarray(limit, dtype=np.float64)
+    search, d, v, orders = _pairdp.bnb_order(
+        np.ascontiguousarray(demands, dtype=np.float64),
+        lim,
+        np.ascontiguousarray(values, dtype=np.float64),
+    )
     stack = np.zeros(w + 1, dtype=np.int8)
     used = np.zeros(k + 1)
     best = np.zeros(2)
     rows = np.zeros((_BNB_TIES, w), dtype=np.bool_)
-    lim = np.ascontiguousarray(limit, dtype=np.float64)
     status, notes, visited, count = Status.OPTIMAL, [], 0, 0
     while True:
         chunk = min(_BNB_CHUNK, max_states - visited)
@@ -297,8 +293,14 @@ def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
     if d.shape[0] < 2 or not np.all(np.mod(d, 1) == 0):
         return None
     obj = problem.objectives[0]
-    c, *_ = np.linalg.lstsq(d, obj, rcond=None)
-    if np.any(c < 0) or not np.allclose(d @ c, obj, rtol=1e-9, atol=1e-12):
+    # Least squares by the 2 x 2 normal equations (cheaper than lstsq on every decision).
+    g00, g01, g11 = float(d[:, 0] @ d[:, 0]), float(d[:, 0] @ d[:, 1]), float(d[:, 1] @ d[:, 1])
+    det = g00 * g11 - g01 * g01
+    if det <= 1e-12 * max(g00 * g11, 1e-300):
+        return None  # collinear demands: not a two-resource combination we can tell apart
+    r0, r1 = float(d[:, 0] @ obj), float(d[:, 1] @ obj)
+    c = np.array([(g11 * r0 - g01 * r1) / det, (g00 * r1 - g01 * r0) / det])
+    if np.any(c < 0) or np.any(np.abs(d @ c - obj) > 1e-12 + 1e-9 * np.abs(obj)):
         return None
     return c
 
@@ -899,7 +901,7 @@ def _kernel_pass(
             keys, memo, memo_len, offsets, pos, w, _KERNEL_WORK, max_states,
             dense, other, base, cap_a, cap_o, exact, most, least, least_suffix, reach,
             seed_z, seed_y, rows, counts, reach_first, reach_last, reach_on, have_reach,
-            prune_from, beam, weighted, c_dense, c_other, incumbent,
+            prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:

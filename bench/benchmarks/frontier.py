@@ -125,9 +125,9 @@ class Fronts:
         return len(decision.pareto)
 
 
-def draw_windows(count: int) -> tuple[dict[int, list[SelectionProblem]], int]:
+def draw_windows(count: int, seed: int = SEED) -> tuple[dict[int, list[SelectionProblem]], int]:
     fronts = Fronts()
-    out = {w: conflict_windows(w, count, SEED, fronts.size) for w in WINDOWS}
+    out = {w: conflict_windows(w, count, seed, fronts.size) for w in WINDOWS}
     return out, fronts.unproven
 
 
@@ -390,6 +390,10 @@ def moo_part(windows: dict[int, list[SelectionProblem]], with_nsga2: bool) -> No
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="4 windows per w, no NSGA-II")
+    parser.add_argument(
+        "--seed", type=int, default=SEED, help=f"window seed (default {SEED}; others: fresh sets)"
+    )
+    parser.add_argument("--only-dp", action="store_true", help="part (a) only")
     parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rss_child:
@@ -399,9 +403,9 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_line())
     print(f"mode: {'quick' if args.quick else 'full'}")
     start = time.perf_counter()
-    windows, unproven = draw_windows(count)
+    windows, unproven = draw_windows(count, args.seed)
     print(
-        f"windows: instances.conflict_windows, seed {SEED}, {count} per w = {WINDOWS}; "
+        f"windows: instances.conflict_windows, seed {args.seed}, {count} per w = {WINDOWS}; "
         f"exact fronts by dp ({unproven} draws not proven optimal)"
     )
     sizes = {w: [math.nan] for w in WINDOWS}
@@ -410,9 +414,11 @@ def main(argv: list[str] | None = None) -> int:
         sizes[w] = [len(timed_solve(dp, p, BUDGET).pareto) for p in windows[w]]
     print("front sizes: " + "; ".join(f"w={w}: {sizes[w]}" for w in WINDOWS))
     for section, call in (
-        ("(a)", lambda: dp_part(windows, ["dp", "dp[reach_bound=false]"])),
+        ("(a)", lambda: dp_part(windows, ["dp", "dp[compiled=false]", "dp[reach_bound=false]"])),
         ("(b)", lambda: moo_part(windows, with_nsga2=not args.quick)),
     ):
+        if args.only_dp and section != "(a)":
+            continue
         try:
             call()
         except Exception:  # report, do not gate
