@@ -46,10 +46,26 @@ RUN_MAX_STATES = 1
 RUN_NEED_REACH = 2
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def _shift_max(src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32) -> None:  # pragma: no cover
+    for x in range(top, src.size):
+        e = src[x - n] + b
+        f = src[x]
+        dst[x] = e if e > f else f
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _shift_min(src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32) -> None:  # pragma: no cover
+    for x in range(top, src.size):
+        h = src[x - n] + b
+        g = src[x]
+        dst[x] = h if h < g else g
+
+
 @njit(cache=True)
 def pair_tables(
     dense: np.ndarray, other: np.ndarray, cap_a: int, with_reach: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
     """The per-suffix tables (module docstring). Cells no subset reaches hold -_FAR (``exact``)
     or +_FAR (``least``, ``least_suffix``), so that no loop needs a test; the caller ensures
     that the demands sum to less than _FAR / 2. ``most`` is never negative (the empty subset)."""
@@ -57,8 +73,6 @@ def pair_tables(
     far = np.int32(_FAR)
     exact = np.empty((w + 1, cap_a + 1), dtype=np.int32)
     least = np.empty((w + 1, cap_a + 1), dtype=np.int32)
-    most = np.empty((w + 1, cap_a + 1), dtype=np.int32)
-    least_suffix = np.empty((w + 1, cap_a + 1), dtype=np.int32)
     exact[w, :] = -far
     least[w, :] = far
     exact[w, 0] = 0
@@ -74,25 +88,8 @@ def pair_tables(
             top = min(n, cap_a + 1)
             e_row[:top] = e_next[:top]
             l_row[:top] = l_next[:top]
-            for x in range(top, cap_a + 1):
-                e = e_next[x - n] + b
-                f = e_next[x]
-                e_row[x] = e if e > f else f
-                h = l_next[x - n] + b
-                g = l_next[x]
-                l_row[x] = h if h < g else g
-        m_row = most[i]
-        s_row = least_suffix[i]
-        hi = np.int32(-1)
-        for x in range(cap_a + 1):
-            v = e_row[x]
-            hi = v if v > hi else hi
-            m_row[x] = hi
-        lo = far
-        for x in range(cap_a, -1, -1):
-            v = l_row[x]
-            lo = v if v < lo else lo
-            s_row[x] = lo
+            _shift_max(e_next, e_row, top, n, b)
+            _shift_min(l_next, l_row, top, n, b)
     if with_reach:
         reach = np.empty_like(exact)
         for i in range(w + 1):
@@ -103,7 +100,7 @@ def pair_tables(
                 reach[i, x] = last
     else:
         reach = np.zeros((1, 1), dtype=np.int32)
-    return exact, most, least, least_suffix, reach
+    return exact, least, reach
 
 
 @njit(cache=True)
@@ -202,9 +199,7 @@ def pair_run(
     cap_a: int,
     cap_o: int,
     exact: np.ndarray,
-    most: np.ndarray,
     least: np.ndarray,
-    least_suffix: np.ndarray,
     reach: np.ndarray,
     seed_z: np.ndarray,
     seed_y: np.ndarray,
@@ -232,6 +227,8 @@ def pair_run(
         levels += 1
     table = np.empty((levels, cap_a + 1), dtype=np.int32)
     lmin = np.empty(cap_a + 1, dtype=np.int32)
+    mrow = np.empty(cap_a + 1, dtype=np.int32)
+    lsuf = np.empty(cap_a + 1, dtype=np.int32)
     peak = 0
     work = 0
     nseed = seed_z.size
@@ -277,7 +274,14 @@ def pair_run(
             for t in range(k):
                 ua[t] = merged[t] >> shift
                 uo[t] = merged[t] & mask
-            mrow = most[suffix]
+            # The suffix's prefix maximum of ``exact`` (``most``: the largest other sum of a
+            # subset with dense sum <= x), computed per layer (cheaper than a stored table).
+            erow = exact[suffix]
+            top_e = np.int32(-1)
+            for x in range(cap_a + 1):
+                v = erow[x]
+                top_e = v if v > top_e else top_e
+                mrow[x] = top_e
             # Same dense usage, other usage b < b' (next key): (n, b') dominates (n, b) when b'
             # plus the most the remaining jobs can add within the dense room still fits.
             for t in range(k - 1):
@@ -354,7 +358,11 @@ def pair_run(
                 y_min = fy[f - 1]
                 width = cap_a - z_l
                 lrow = least[suffix]
-                lsuf = least_suffix[suffix]
+                low_l = np.int32(_FAR)
+                for x in range(cap_a, -1, -1):
+                    v = lrow[x]
+                    low_l = v if v < low_l else low_l
+                    lsuf[x] = low_l
                 use_reach = reach_on and suffix >= reach_first and k >= _REACH_FROM
                 if use_reach and not have_reach:
                     # The caller builds the bitsets and calls again for this layer.
@@ -363,7 +371,6 @@ def pair_run(
                 row = reach_rows[r_at]
                 crow = reach_counts[r_at]
                 nbits = reach_rows.shape[1] * 64 - 1
-                erow = exact[suffix]
                 # Many states: O(1) window queries from tables built for the layer; few: scans.
                 tabled = k >= table_from
                 if tabled:

@@ -811,7 +811,7 @@ def _kernel_pair_dp(
     weighted = weights is not None
     c_dense = float(weights[a]) if weights is not None else 0.0
     c_other = float(weights[o]) if weights is not None else 0.0
-    exact, most, least, lsuf, reach = _pairdp.pair_tables(dense, other, cap_a, weighted)
+    exact, least, reach = _pairdp.pair_tables(dense, other, cap_a, weighted)
     chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
     start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
     reach_cache: dict[str, np.ndarray] = {}
@@ -819,12 +819,12 @@ def _kernel_pair_dp(
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
         beam = _kernel_pass(
-            dense, other, cap_a, cap_o, base, exact, most, least, lsuf, reach, chosen,
+            dense, other, cap_a, cap_o, base, exact, least, reach, chosen,
             clock, max_states, start, _BEAM, weighted, c_dense, c_other, reach_cache,
         )  # fmt: skip
         chosen = np.vstack([chosen, beam.chosen])
     run = _kernel_pass(
-        dense, other, cap_a, cap_o, base, exact, most, least, lsuf, reach, chosen,
+        dense, other, cap_a, cap_o, base, exact, least, reach, chosen,
         clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
     )  # fmt: skip
     rows = np.vstack([run.chosen, chosen])
@@ -858,9 +858,7 @@ def _kernel_pass(
     cap_o: int,
     base: int,
     exact: np.ndarray,
-    most: np.ndarray,
     least: np.ndarray,
-    least_suffix: np.ndarray,
     reach: np.ndarray,
     seeds: np.ndarray,
     clock: Clock,
@@ -899,7 +897,7 @@ def _kernel_pass(
             break
         keys, memo, memo_len, pos, code, chunk_peak, incumbent = _pairdp.pair_run(
             keys, memo, memo_len, offsets, pos, w, _KERNEL_WORK, max_states,
-            dense, other, base, cap_a, cap_o, exact, most, least, least_suffix, reach,
+            dense, other, base, cap_a, cap_o, exact, least, reach,
             seed_z, seed_y, rows, counts, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
         )  # fmt: skip
