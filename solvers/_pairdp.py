@@ -46,16 +46,20 @@ RUN_MAX_STATES = 1
 RUN_NEED_REACH = 2
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _shift_max(src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32) -> None:  # pragma: no cover
+@njit(cache=True)
+def _shift_max(
+    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
+) -> None:  # pragma: no cover
     for x in range(top, src.size):
         e = src[x - n] + b
         f = src[x]
         dst[x] = e if e > f else f
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _shift_min(src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32) -> None:  # pragma: no cover
+@njit(cache=True)
+def _shift_min(
+    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
+) -> None:  # pragma: no cover
     for x in range(top, src.size):
         h = src[x - n] + b
         g = src[x]
@@ -435,11 +439,12 @@ def pair_run(
                         b = uo[u]
                         if b <= beyond:
                             continue
-                        if use_reach and not _reach_hit(
+                        # No remaining subset sum of the other resource in (y_min, cap_o] - b,
+                        # or every completion within the front's windows covered: dropped.
+                        unreachable = use_reach and not _reach_hit(
                             row, crow, max(y_min - b + 1, 0), min(cap_o - b, nbits)
-                        ):
-                            keep[u] = False
-                        elif b <= cover:
+                        )
+                        if unreachable or b <= cover:
                             keep[u] = False
                     t = g_end
         kept = 0
@@ -563,7 +568,7 @@ def single_bnb(
     counts them). Returns (nodes visited, 1 if the search is complete, number of rows).
     """
     w, k = demands.shape
-    depth = stack[w]
+    depth = int(stack[w])
     nodes = 0
     tol = 1e-12
     while True:
