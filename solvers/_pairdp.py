@@ -40,6 +40,9 @@ TABLE_FROM = 4096
 #: at least this many states.
 _REACH_FROM = 2048
 
+#: The reachability test scans at most this many words of a bitset (then keeps the state).
+_REACH_SCAN = 256
+
 #: ``pair_run`` return codes.
 RUN_OK = 0
 RUN_MAX_STATES = 1
@@ -167,24 +170,27 @@ def _build_sparse_max(values: np.ndarray, table: np.ndarray) -> None:  # pragma:
 
 
 @njit(cache=True)
-def _reach_hit(row: np.ndarray, counts: np.ndarray, lo: int, hi: int) -> bool:  # pragma: no cover
-    """Is a bit set in [lo, hi] of the bitset ``row`` (``counts``: running nonzero words)?"""
+def _reach_hit(row: np.ndarray, lo: int, hi: int) -> bool:  # pragma: no cover
+    """Is a bit set in [lo, hi] of the bitset ``row``? Scans at most ``_REACH_SCAN`` words down
+    from ``hi`` and answers True (the safe answer: the state is kept) beyond that."""
     if lo > hi:
         return False
     full = ~np.uint64(0)
     wa = lo // 64
     wb = hi // 64
-    first = row[wa] & (full << np.uint64(lo % 64))
-    if wa == wb:
-        if hi % 64 != 63:
-            first &= (np.uint64(1) << np.uint64(hi % 64 + 1)) - np.uint64(1)
-        return first != 0
-    if first != 0 or counts[wb] - counts[wa + 1] > 0:
-        return True
     last = row[wb]
     if hi % 64 != 63:
         last &= (np.uint64(1) << np.uint64(hi % 64 + 1)) - np.uint64(1)
-    return last != 0
+    if wa == wb:
+        return (last & (full << np.uint64(lo % 64))) != 0
+    if last != 0:
+        return True
+    if wb - wa > _REACH_SCAN:
+        return True
+    for k in range(wb - 1, wa, -1):
+        if row[k] != 0:
+            return True
+    return (row[wa] & (full << np.uint64(lo % 64))) != 0
 
 
 @njit(cache=True)
@@ -208,7 +214,6 @@ def pair_run(
     seed_z: np.ndarray,
     seed_y: np.ndarray,
     reach_rows: np.ndarray,
-    reach_counts: np.ndarray,
     reach_first: int,
     reach_last: int,
     reach_on: bool,
@@ -373,7 +378,6 @@ def pair_run(
                     return keys, memo, memo_len, pos, RUN_NEED_REACH, peak, incumbent
                 r_at = min(suffix, reach_last) - reach_first if use_reach else 0
                 row = reach_rows[r_at]
-                crow = reach_counts[r_at]
                 nbits = reach_rows.shape[1] * 64 - 1
                 # Many states: O(1) window queries from tables built for the layer; few: scans.
                 tabled = k >= table_from
@@ -442,7 +446,7 @@ def pair_run(
                         # No remaining subset sum of the other resource in (y_min, cap_o] - b,
                         # or every completion within the front's windows covered: dropped.
                         unreachable = use_reach and not _reach_hit(
-                            row, crow, max(y_min - b + 1, 0), min(cap_o - b, nbits)
+                            row, max(y_min - b + 1, 0), min(cap_o - b, nbits)
                         )
                         if unreachable or b <= cover:
                             keep[u] = False
@@ -452,18 +456,28 @@ def pair_run(
             if keep[t]:
                 kept += 1
         if beam > 0 and kept > beam:
-            # Heuristic pass only: keep the states that use the most (normalised).
+            # Heuristic pass only: keep the ``beam`` states that use the most (normalised), by
+            # a linear-time selection of the threshold score (ties: earlier keys first).
             score = np.empty(k, dtype=np.float64)
+            live = np.empty(kept, dtype=np.float64)
+            c = 0
             for t in range(k):
-                score[t] = (
-                    -((merged[t] >> shift) / max(cap_a, 1) + (merged[t] & mask) / max(cap_o, 1))
-                    if keep[t]
-                    else np.inf
-                )
-            top = np.argsort(score, kind="mergesort")
-            keep[:] = False
-            for t in range(beam):
-                keep[top[t]] = True
+                score[t] = (merged[t] >> shift) / max(cap_a, 1) + (merged[t] & mask) / max(cap_o, 1)
+                if keep[t]:
+                    live[c] = score[t]
+                    c += 1
+            thr = np.partition(live, kept - beam)[kept - beam]
+            above = 0
+            for t in range(k):
+                if keep[t] and score[t] > thr:
+                    above += 1
+            ties = beam - above
+            for t in range(k):
+                if keep[t] and score[t] <= thr:
+                    if score[t] == thr and ties > 0:
+                        ties -= 1
+                    else:
+                        keep[t] = False
             kept = beam
         if memo_len + kept > memo.size:
             grown = np.empty(max(2 * memo.size, memo_len + kept), dtype=np.int32)

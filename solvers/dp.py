@@ -203,6 +203,7 @@ class DPSolver(BaseSolver):
             self.compiled
             and not self.coarse
             and problem.M == 1
+            and problem.K == 2
             and 0 < problem.w <= _BNB_MAX_W
             and np.all(problem.objectives[0] > 0)
         ):
@@ -285,8 +286,8 @@ def _pair_order(demands: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 
 def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
-    """(c0, c1) >= 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
-    two integral resources and is not itself one resource's demand; else None."""
+    """(c0, c1) > 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
+    two integral resources (so not itself one resource's demand); else None."""
     if problem.M != 1 or problem.K != 2 or problem.objective_resource not in ((), (-1,)):
         return None
     d = problem.demands
@@ -300,7 +301,11 @@ def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
         return None  # collinear demands: not a two-resource combination we can tell apart
     r0, r1 = float(d[:, 0] @ obj), float(d[:, 1] @ obj)
     c = np.array([(g11 * r0 - g01 * r1) / det, (g00 * r1 - g01 * r0) / det])
-    if np.any(c < 0) or np.any(np.abs(d @ c - obj) > 1e-12 + 1e-9 * np.abs(obj)):
+    if np.any(c <= 1e-12 * float(np.abs(c).max())):
+        # A weight of zero (to rounding) makes the objective one resource's demand (or zero):
+        # the generic DP answers it, with its tie-break (the least usage among optima).
+        return None
+    if np.any(np.abs(d @ c - obj) > 1e-12 + 1e-9 * np.abs(obj)):
         return None
     return c
 
@@ -879,11 +884,10 @@ def _kernel_pass(
     seed_y = np.ascontiguousarray(seed_pts[:, 1])
     incumbent = float((seed_pts @ np.array([c_dense, c_other])).max()) if weighted else 0.0
     reach_last = int(np.flatnonzero(other > 0)[-1]) + 1 if other.any() else 0
-    jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 12) - 1)
+    jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 8) - 1)
     reach_first = max(0, reach_last - max(jobs, 0))
     reach_on = not weighted and jobs >= 4
     rows = reach_cache.get("rows", _NO_ROWS)
-    counts = reach_cache.get("counts", _NO_ROW_COUNTS)
     have_reach = "rows" in reach_cache
     keys = np.zeros(1, dtype=np.int64)
     memo = np.empty(4096, dtype=np.int32)
@@ -898,13 +902,12 @@ def _kernel_pass(
         keys, memo, memo_len, pos, code, chunk_peak, incumbent = _pairdp.pair_run(
             keys, memo, memo_len, offsets, pos, w, _KERNEL_WORK, max_states,
             dense, other, base, cap_a, cap_o, exact, least, reach,
-            seed_z, seed_y, rows, counts, reach_first, reach_last, reach_on, have_reach,
+            seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:
             rows = reach_cache["rows"] = suffix_reach(other[:reach_last], cap_o, reach_first)
-            counts = reach_cache["counts"] = nonzero_words(rows)
             have_reach = True
         elif code == _pairdp.RUN_MAX_STATES:
             status = Status.FEASIBLE
@@ -1110,7 +1113,6 @@ _BEAM_FROM = 64
 _BEAM = 4096
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
-_NO_ROW_COUNTS = np.zeros((1, 2), dtype=np.int32)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read
 #: the clock) after about this many merged states.
 _KERNEL_PRUNE_FROM = 64
