@@ -1,13 +1,14 @@
 """The two-resource DP of ``dp`` in one compiled kernel (issue 17, target 1).
 
 ``dp``'s two-resource recursion (two integral resources whose demands are the two objectives,
-BBSched's front; or one objective c0 · demand0 + c1 · demand1 with c >= 0) runs here layer after
+BBSched's front; or one objective c0 · demand0 + c1 · demand1 with c > 0) runs here layer after
 layer inside numba, with no numpy call per layer:
 
 * ``pair_tables``: per suffix of the job order, along the dense axis (x = 0 .. cap_a), the largest
-  other-resource sum of a subset with dense sum exactly x (``exact``, -1 if none), its prefix
-  maximum (``most``), the smallest (``least``, ``_NONE`` if none) and, for the weighted mode, the
-  largest reachable dense sum <= x (``reach``); int32 tables of (w + 1) x (cap_a + 1) cells.
+  other-resource sum of a subset with dense sum exactly x (``exact``) and the smallest
+  (``least``); int32 tables of (w + 1) x (cap_a + 1) cells. What the bounds also need per layer
+  (the prefix maximum ``most`` of ``exact``, the suffix minimum of ``least``, the largest
+  reachable dense sum <= x) is computed from these rows inside ``pair_run``, in cache.
 * ``greedy_seeds``: 11 first-fit-decreasing fills (the incumbent front before the first layer).
 * ``pair_run``: the layers ``pos .. stop`` of the recursion on sorted integer keys
   ``(dense << shift) + other``: merge (taking the job adds a constant to every key, so the new
@@ -71,8 +72,8 @@ def _shift_min(
 
 @njit(cache=True)
 def pair_tables(
-    dense: np.ndarray, other: np.ndarray, cap_a: int, with_reach: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    dense: np.ndarray, other: np.ndarray, cap_a: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """The per-suffix tables (module docstring). Cells no subset reaches hold -_FAR (``exact``)
     or +_FAR (``least``, ``least_suffix``), so that no loop needs a test; the caller ensures
     that the demands sum to less than _FAR / 2. ``most`` is never negative (the empty subset)."""
@@ -97,17 +98,7 @@ def pair_tables(
             l_row[:top] = l_next[:top]
             _shift_max(e_next, e_row, top, n, b)
             _shift_min(l_next, l_row, top, n, b)
-    if with_reach:
-        reach = np.empty_like(exact)
-        for i in range(w + 1):
-            last = np.int32(0)
-            for x in range(cap_a + 1):
-                if exact[i, x] >= 0:
-                    last = np.int32(x)
-                reach[i, x] = last
-    else:
-        reach = np.zeros((1, 1), dtype=np.int32)
-    return exact, least, reach
+    return exact, least
 
 
 @njit(cache=True)
@@ -210,7 +201,6 @@ def pair_run(
     cap_o: int,
     exact: np.ndarray,
     least: np.ndarray,
-    reach: np.ndarray,
     seed_z: np.ndarray,
     seed_y: np.ndarray,
     reach_rows: np.ndarray,
@@ -238,6 +228,7 @@ def pair_run(
     lmin = np.empty(cap_a + 1, dtype=np.int32)
     mrow = np.empty(cap_a + 1, dtype=np.int32)
     lsuf = np.empty(cap_a + 1, dtype=np.int32)
+    rrow = np.empty(cap_a + 1, dtype=np.int64)
     peak = 0
     work = 0
     nseed = seed_z.size
@@ -307,7 +298,12 @@ def pair_run(
                             best_t = t
                 if best_v > incumbent:
                     incumbent = best_v
-                rrow = reach[suffix]
+                # The largest reachable dense sum <= x, from the suffix's ``exact`` row.
+                last = 0
+                for x in range(cap_a + 1):
+                    if erow[x] >= 0:
+                        last = x
+                    rrow[x] = last
                 lrow = least[suffix]
                 bar = incumbent + 1e-12 * max(1.0, abs(incumbent))
                 for t in range(k):

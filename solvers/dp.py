@@ -36,10 +36,20 @@ answer is the exact pass's. On conflict-rich Theta-like windows (``instances.con
 the fronts hug the corner (both resources filled to within a few nodes and GB), and the state
 set can still blow up at w = 200 (``bench/benchmarks/frontier.py`` measures it; ``max_states``
 then ends the run with status ``feasible``). ``reach_bound=False`` is the earlier pruning.
-One objective that is a non-negative combination c0 · demand0 + c1 · demand1 of two integral
-resources (a weighted BBSched window) is answered from that front: with c >= 0 every feasible
+One objective that is a positive combination c0 · demand0 + c1 · demand1 of two integral
+resources (a weighted BBSched window) is answered by the same DP: with c > 0 every feasible
 usage is weakly dominated by a front point of no smaller value, so the best front point is
 optimal.
+
+Compiled kernel (issue 17, ``compiled=True``, the default): the two-resource DP above runs all
+its layers inside one numba function (``solvers/_pairdp.py``, ``_pair_kernel_note``): integer
+keys ``(dense << shift) + other``, the per-suffix tables built in the kernel, the bounds
+evaluated once per dense value rather than per state, one int32 per kept state for the
+traceback, the clock read every ``_KERNEL_WORK`` merged states. The weighted objective runs in
+the same kernel as a branch and bound on its value (``_pair_kernel_note``). One objective with
+positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 24) is solved by
+a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
+per-layer path for side-by-side measurement.
 
 When it is exact
 ----------------
@@ -816,7 +826,7 @@ def _kernel_pair_dp(
     weighted = weights is not None
     c_dense = float(weights[a]) if weights is not None else 0.0
     c_other = float(weights[o]) if weights is not None else 0.0
-    exact, least, reach = _pairdp.pair_tables(dense, other, cap_a, weighted)
+    exact, least = _pairdp.pair_tables(dense, other, cap_a)
     chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
     start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
     reach_cache: dict[str, np.ndarray] = {}
@@ -824,12 +834,12 @@ def _kernel_pair_dp(
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
         beam = _kernel_pass(
-            dense, other, cap_a, cap_o, base, exact, least, reach, chosen,
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
             clock, max_states, start, _BEAM, weighted, c_dense, c_other, reach_cache,
         )  # fmt: skip
         chosen = np.vstack([chosen, beam.chosen])
     run = _kernel_pass(
-        dense, other, cap_a, cap_o, base, exact, least, reach, chosen,
+        dense, other, cap_a, cap_o, base, exact, least, chosen,
         clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
     )  # fmt: skip
     rows = np.vstack([run.chosen, chosen])
@@ -864,7 +874,6 @@ def _kernel_pass(
     base: int,
     exact: np.ndarray,
     least: np.ndarray,
-    reach: np.ndarray,
     seeds: np.ndarray,
     clock: Clock,
     max_states: int,
@@ -901,7 +910,7 @@ def _kernel_pass(
             break
         keys, memo, memo_len, pos, code, chunk_peak, incumbent = _pairdp.pair_run(
             keys, memo, memo_len, offsets, pos, w, _KERNEL_WORK, max_states,
-            dense, other, base, cap_a, cap_o, exact, least, reach,
+            dense, other, base, cap_a, cap_o, exact, least,
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
         )  # fmt: skip
