@@ -458,7 +458,12 @@ def pair_run(
             live = np.empty(kept, dtype=np.float64)
             c = 0
             for t in range(k):
-                score[t] = (merged[t] >> shift) / max(cap_a, 1) + (merged[t] & mask) / max(cap_o, 1)
+                if weighted:  # the objective itself
+                    score[t] = c0 * (merged[t] >> shift) + c1 * (merged[t] & mask)
+                else:
+                    score[t] = (merged[t] >> shift) / max(cap_a, 1) + (merged[t] & mask) / max(
+                        cap_o, 1
+                    )
                 if keep[t]:
                     live[c] = score[t]
                     c += 1

@@ -835,7 +835,8 @@ def _kernel_pair_dp(
         # exact pass's incumbent, so that the bounds bite early.
         beam = _kernel_pass(
             dense, other, cap_a, cap_o, base, exact, least, chosen,
-            clock, max_states, start, _BEAM, weighted, c_dense, c_other, reach_cache,
+            clock, max_states, start, _BEAM_WEIGHTED if weighted else _BEAM, weighted, c_dense,
+            c_other, reach_cache,
         )  # fmt: skip
         chosen = np.vstack([chosen, beam.chosen])
     run = _kernel_pass(
@@ -888,7 +889,7 @@ def _kernel_pass(
     merged states; the clock is read between chunks."""
     w = dense.size
     seed_pts = np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
-    seed_pts = seed_pts[nondominated_mask(seed_pts)] if seed_pts.size else seed_pts
+    # (dominated seeds are harmless: the kernel takes the front of states and seeds)
     seed_z = np.ascontiguousarray(seed_pts[:, 0])
     seed_y = np.ascontiguousarray(seed_pts[:, 1])
     incumbent = float((seed_pts @ np.array([c_dense, c_other])).max()) if weighted else 0.0
@@ -1120,6 +1121,8 @@ _REACH_BYTES = 16_000_000
 #: The beam pass that seeds the exact one (``sparse_dp``): from this many jobs, this many states.
 _BEAM_FROM = 64
 _BEAM = 4096
+#: ... and for the weighted objective (states ranked by the objective itself).
+_BEAM_WEIGHTED = 1024
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read
