@@ -38,8 +38,8 @@ _SCAN = 48
 TABLE_FROM = 4096
 
 #: The reachability bound (its bitsets cost about a millisecond to build) is used on layers of
-#: at least this many states.
-_REACH_FROM = 2048
+#: at least this many states (read by the caller, passed to ``pair_run``).
+REACH_FROM = 2048
 
 #: The reachability test scans at most this many words of a bitset (then keeps the state).
 _REACH_SCAN = 256
@@ -215,6 +215,7 @@ def pair_run(
     c1: float,
     incumbent: float,
     table_from: int,
+    reach_from: int,
 ) -> tuple[np.ndarray, np.ndarray, int, int, int, int, float]:  # pragma: no cover
     """Layers ``pos`` .. ``stop`` - 1 of the recursion (see the module docstring).
 
@@ -360,7 +361,6 @@ def pair_run(
                 fz = fz[:f][::-1].copy()  # z ascending, y descending
                 fy = fy[:f][::-1].copy()
                 z_l = fz[f - 1]
-                y_min = fy[f - 1]
                 width = cap_a - z_l
                 lrow = least[suffix]
                 low_l = np.int32(_FAR)
@@ -368,13 +368,14 @@ def pair_run(
                     v = lrow[x]
                     low_l = v if v < low_l else low_l
                     lsuf[x] = low_l
-                use_reach = reach_on and suffix >= reach_first and k >= _REACH_FROM
+                use_reach = reach_on and suffix >= reach_first and k >= reach_from
                 if use_reach and not have_reach:
                     # The caller builds the bitsets and calls again for this layer.
                     return keys, memo, memo_len, pos, RUN_NEED_REACH, peak, incumbent
                 r_at = min(suffix, reach_last) - reach_first if use_reach else 0
                 row = reach_rows[r_at]
                 nbits = reach_rows.shape[1] * 64 - 1
+                cq = np.empty(f, dtype=np.int64)
                 # Many states: O(1) window queries from tables built for the layer; few: scans.
                 tabled = k >= table_from
                 if tabled:
@@ -408,6 +409,7 @@ def pair_run(
                     # Completions ending in (z_{q-1}, z_q] reach at most y_q iff b <= cover.
                     cover = cap_o + 1
                     for q in range(f):
+                        cq[q] = _FAR  # window below a: no completion ends there
                         hi = fz[q] - a
                         if hi < 0:
                             continue
@@ -431,6 +433,7 @@ def pair_run(
                             for x in range(lo, hi + 1):
                                 if erow[x] > tm:
                                     tm = erow[x]
+                        cq[q] = fy[q] - tm
                         if fy[q] - tm < cover:
                             cover = fy[q] - tm
                     for u in range(t, g_end):
@@ -439,13 +442,21 @@ def pair_run(
                         b = uo[u]
                         if b <= beyond:
                             continue
-                        # No remaining subset sum of the other resource in (y_min, cap_o] - b,
-                        # or every completion within the front's windows covered: dropped.
-                        unreachable = use_reach and not _reach_hit(
-                            row, max(y_min - b + 1, 0), min(cap_o - b, nbits)
-                        )
-                        if unreachable or b <= cover:
-                            keep[u] = False
+                        if b <= cover:
+                            keep[u] = False  # every window's completions covered
+                        elif use_reach:
+                            # A completion ending in window q is new only if its other sum s
+                            # has b + s in (y_q, cap_o]: s must be a remaining subset sum
+                            # (the bitset) — unless that window's bound already covers it.
+                            new_point = False
+                            for q in range(f):
+                                if b <= cq[q]:
+                                    continue
+                                if _reach_hit(row, max(fy[q] - b + 1, 0), min(cap_o - b, nbits)):
+                                    new_point = True
+                                    break
+                            if not new_point:
+                                keep[u] = False
                     t = g_end
         kept = 0
         for t in range(k):

@@ -914,6 +914,7 @@ def _kernel_pass(
             dense, other, base, cap_a, cap_o, exact, least,
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
+            _pairdp.REACH_FROM,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:
