@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import pickle
 import statistics
 import subprocess
@@ -243,6 +244,46 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
     print(
         "peak RSS growth = VmHWM (reset through /proc/self/clear_refs after imports, JIT and a "
         "warm-up solve) minus VmRSS before: what the process gains, unlike tracemalloc's peak"
+    )
+    if 10 in i17:
+        overhead_breakdown(i17[10][2])
+
+
+def overhead_breakdown(problems: list) -> None:
+    """Where the time of one exact decision goes (w = 10): the algorithm (``_solve``), what
+    ``solve()`` adds (support check, ``_finish``: checking and evaluating the selections,
+    building the Decision; the latency the tables report) and what ``timed_solve`` adds outside
+    the timed region (output capture, the kind's ``vet``). Least of 20 calls per window."""
+    from schedbench.simcore.kinds.base import kind_of
+    from schedbench.solvers.base import Clock
+
+    solver = make_solver("dp")
+    warm_up(solver)
+    parts: dict[str, list[float]] = {"_solve": [], "solve": [], "timed_solve": [], "vet": []}
+
+    def least(fn: Callable[[], Any]) -> float:
+        best = math.inf
+        for _ in range(20):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        return best * 1e3
+
+    for p in problems:
+        decision = solver.solve(p, BUDGET)
+        kind = kind_of(p)
+        parts["_solve"].append(least(partial(solver._solve, p, BUDGET, Clock(BUDGET))))
+        parts["solve"].append(least(partial(solver.solve, p, BUDGET)))
+        parts["timed_solve"].append(least(partial(timed_solve, solver, p, BUDGET)))
+        parts["vet"].append(least(partial(kind.vet, p, decision)))
+    med = {k: statistics.median(v) for k, v in parts.items()}
+    print(
+        f"one decision at w=10 (median over windows of the least of 20 calls): algorithm "
+        f"(_solve) {med['_solve']:.3f} ms; solve() = the timed latency {med['solve']:.3f} ms "
+        f"(+{med['solve'] - med['_solve']:.3f} ms: support check, _finish checks and evaluates "
+        f"the selections, builds the Decision); timed_solve {med['timed_solve']:.3f} ms "
+        f"(+{med['timed_solve'] - med['solve']:.3f} ms outside the timed region, of which the "
+        f"kind's vet {med['vet']:.3f} ms)"
     )
 
 
