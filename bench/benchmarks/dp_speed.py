@@ -18,6 +18,9 @@ Latency is wall time (``time.perf_counter``; ``simcore.solver.timed_solve`` for 
 ``Budget(deadline_s=30)``); peak memory is ``tracemalloc``'s traced peak in a separate pass, so
 tracing does not slow the timed runs. Medians over seeds (fewer seeds for the slow reference).
 Issue targets, printed next to the results: ours >= 100x faster than the reference and < 100 MB.
+Issue 17 target 2 (exact ``dp`` >= 1,000x the reference at w = 10 and 20, 30-70 % free) is
+printed with its ratio and the peak RSS growth, then where one decision's time goes at w = 10
+(algorithm, ``solve()``, ``timed_solve``, the kind's ``vet``).
 "value ok" checks that our objective value (original units) is at least that of the reference's
 selection evaluated in original units, on every seed where both ran — it must hold, because the
 reference's selection is feasible in the original problem and ``dp`` is exact there (and
