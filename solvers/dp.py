@@ -36,10 +36,20 @@ answer is the exact pass's. On conflict-rich Theta-like windows (``instances.con
 the fronts hug the corner (both resources filled to within a few nodes and GB), and the state
 set can still blow up at w = 200 (``bench/benchmarks/frontier.py`` measures it; ``max_states``
 then ends the run with status ``feasible``). ``reach_bound=False`` is the earlier pruning.
-One objective that is a non-negative combination c0 · demand0 + c1 · demand1 of two integral
-resources (a weighted BBSched window) is answered from that front: with c >= 0 every feasible
+One objective that is a positive combination c0 · demand0 + c1 · demand1 of two integral
+resources (a weighted BBSched window) is answered by the same DP: with c > 0 every feasible
 usage is weakly dominated by a front point of no smaller value, so the best front point is
 optimal.
+
+Compiled kernel (issue 17, ``compiled=True``, the default): the two-resource DP above runs all
+its layers inside one numba function (``solvers/_pairdp.py``, ``_pair_kernel_note``): integer
+keys ``(dense << shift) + other``, the per-suffix tables built in the kernel, the bounds
+evaluated once per dense value rather than per state, one int32 per kept state for the
+traceback, the clock read every ``_KERNEL_WORK`` merged states. The weighted objective runs in
+the same kernel as a branch and bound on its value (``_pair_kernel_note``). One objective with
+positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 24) is solved by
+a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
+per-layer path for side-by-side measurement.
 
 When it is exact
 ----------------
@@ -70,6 +80,7 @@ import numpy as np
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
+from schedbench.solvers import _pairdp
 from schedbench.solvers._reach import (
     merge_layer,
     nonzero_words,
@@ -88,6 +99,11 @@ class DPSolver(BaseSolver):
         True,
         "two-resource fronts: jobs using both resources first, and prune states that can reach "
         "no new front point by subset-sum reachability (issue 17); False = the earlier pruning",
+    )
+    compiled: bool = param(
+        True,
+        "with reach_bound: two-resource fronts and weighted two-resource objectives run in one "
+        "compiled kernel (issue 17, solvers/_pairdp.py); False = per-layer kernels",
     )
 
     name = "dp"
@@ -111,6 +127,14 @@ class DPSolver(BaseSolver):
 
     def warm_up(self) -> None:
         """Compile (or load from numba's cache) the two-resource kernels; untimed."""
+        d = np.array([[3.0, 5.0], [2.0, 0.0], [4.0, 7.0]])
+        c = Clock(Budget(deadline_s=30))
+        _single_bnb(d, np.array([6.0, 9.0]), np.array([1.0, 2.0, 3.0]), c, 100)
+        for weights in (None, np.array([1.0, 0.5])):
+            _kernel_pair_dp(
+                d, np.array([6.0, 9.0]), np.arange(3), np.array([0, 1]), c, 10,
+                weights=weights, prune_from=1,
+            )  # fmt: skip
         rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
         counts = nonzero_words(rows)
         keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
@@ -155,15 +179,27 @@ class DPSolver(BaseSolver):
         if weights is not None:
             # One objective, a non-negative combination of the two demands: its optimum is a
             # point of the two-resource front, which the pair DP computes (issue 17).
-            result = sparse_dp(
-                demands,
-                limit,
-                demands.T.copy(),
-                objective_resource=(0, 1),
-                clock=clock,
-                max_states=self.max_states,
-                reach_bound=True,
-            )
+            result = None
+            if self.compiled:
+                result = _kernel_pair_dp(
+                    demands,
+                    limit,
+                    _pair_order(demands, limit),
+                    np.array([0, 1]),
+                    clock,
+                    self.max_states,
+                    weights=weights,
+                )
+            if result is None:
+                result = sparse_dp(
+                    demands,
+                    limit,
+                    demands.T.copy(),
+                    objective_resource=(0, 1),
+                    clock=clock,
+                    max_states=self.max_states,
+                    reach_bound=True,
+                )
             value = [float(problem.objectives[0][s].sum()) for s in result.selections]
             if value:
                 best = max(value)
@@ -173,6 +209,15 @@ class DPSolver(BaseSolver):
                     if v >= best - 1e-9 * max(1.0, abs(best))
                 ]
                 result.trace = [(clock.elapsed(), [best])]
+        elif (
+            self.compiled
+            and not self.coarse
+            and problem.M == 1
+            and problem.K == 2
+            and 0 < problem.w <= _BNB_MAX_W
+            and np.all(problem.objectives[0] > 0)
+        ):
+            result = _single_bnb(demands, limit, problem.objectives[0], clock, self.max_states)
         else:
             result = sparse_dp(
                 demands,
@@ -182,6 +227,7 @@ class DPSolver(BaseSolver):
                 clock=clock,
                 max_states=self.max_states,
                 reach_bound=self.reach_bound,
+                compiled=self.compiled and self.reach_bound,
             )
         notes = list(result.notes)
         status = result.status
@@ -198,17 +244,78 @@ class DPSolver(BaseSolver):
         )
 
 
+def _single_bnb(
+    demands: np.ndarray, limit: np.ndarray, values: np.ndarray, clock: Clock, max_states: int
+) -> _Result:
+    """One objective with positive values on a small window (issue 17, target 2: Cerberus'
+    CN x BB problem in original units): compiled depth-first branch and bound
+    (``_pairdp.single_bnb``), jobs by value per normalised size, the bound the least of the
+    resources' fractional knapsack bounds. Exact: a subtree is cut only when its bound is below
+    a value already reached; every selection of the best value is returned (up to
+    ``_BNB_TIES``), as the DP returns every state of the best value. ``max_states`` bounds the
+    nodes visited (then status ``feasible``); the clock is read every ``_BNB_CHUNK`` nodes."""
+    w, k = demands.shape
+    lim = np.ascontiguousarray(limit, dtype=np.float64)
+    search, d, v, orders = _pairdp.bnb_order(
+        np.ascontiguousarray(demands, dtype=np.float64),
+        lim,
+        np.ascontiguousarray(values, dtype=np.float64),
+    )
+    stack = np.zeros(w + 1, dtype=np.int8)
+    used = np.zeros(k + 1)
+    best = np.zeros(2)
+    rows = np.zeros((_BNB_TIES, w), dtype=np.bool_)
+    status, notes, visited, count = Status.OPTIMAL, [], 0, 0
+    while True:
+        chunk = min(_BNB_CHUNK, max_states - visited)
+        nodes, done, count = _pairdp.single_bnb(d, lim, v, orders, stack, used, best, rows, chunk)
+        visited += nodes
+        if done:
+            break
+        if visited >= max_states:
+            status = Status.FEASIBLE
+            notes.append(f"node limit max_states={max_states} reached (branch and bound)")
+            break
+        if clock.expired():
+            status = Status.TIMEOUT
+            break
+    selections = [sorted(search[rows[r]].tolist()) for r in range(count)]
+    stats = {"nodes": int(visited), "jobs_processed": w}
+    trace = [(clock.elapsed(), [float(best[0])])] if count else []
+    return _Result(status, selections, trace, stats, notes)
+
+
+def _pair_order(demands: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Largest jobs first (demand normalised by capacity), those asking for both resources
+    before one-resource jobs (issue 17): the bounds bite once few two-resource jobs remain."""
+    w = demands.shape[0]
+    scale = np.where(limit > 0, limit, 1.0)
+    order = np.lexsort((np.arange(w), -(demands / scale).sum(axis=1)))
+    both = np.all(demands[order] > 0, axis=1)
+    return np.concatenate([order[both], order[~both]])
+
+
 def _usage_weights(problem: SelectionProblem) -> np.ndarray | None:
-    """(c0, c1) >= 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
-    two integral resources and is not itself one resource's demand; else None."""
+    """(c0, c1) > 0 when the single objective is c0 · demand0 + c1 · demand1 (to rounding) of
+    two integral resources (so not itself one resource's demand); else None."""
     if problem.M != 1 or problem.K != 2 or problem.objective_resource not in ((), (-1,)):
         return None
     d = problem.demands
     if d.shape[0] < 2 or not np.all(np.mod(d, 1) == 0):
         return None
     obj = problem.objectives[0]
-    c, *_ = np.linalg.lstsq(d, obj, rcond=None)
-    if np.any(c < 0) or not np.allclose(d @ c, obj, rtol=1e-9, atol=1e-12):
+    # Least squares by the 2 x 2 normal equations (cheaper than lstsq on every decision).
+    g00, g01, g11 = float(d[:, 0] @ d[:, 0]), float(d[:, 0] @ d[:, 1]), float(d[:, 1] @ d[:, 1])
+    det = g00 * g11 - g01 * g01
+    if det <= 1e-12 * max(g00 * g11, 1e-300):
+        return None  # collinear demands: not a two-resource combination we can tell apart
+    r0, r1 = float(d[:, 0] @ obj), float(d[:, 1] @ obj)
+    c = np.array([(g11 * r0 - g01 * r1) / det, (g00 * r1 - g01 * r0) / det])
+    if np.any(c <= 1e-12 * float(np.abs(c).max())):
+        # A weight of zero (to rounding) makes the objective one resource's demand (or zero):
+        # the generic DP answers it, with its tie-break (the least usage among optima).
+        return None
+    if np.any(np.abs(d @ c - obj) > 1e-12 + 1e-9 * np.abs(obj)):
         return None
     return c
 
@@ -231,6 +338,7 @@ def sparse_dp(
     clock: Clock,
     max_states: int,
     reach_bound: bool = True,
+    compiled: bool = False,
 ) -> _Result:
     """The sparse Cerberus recursion with dominance and bound pruning (see module docstring).
 
@@ -259,8 +367,11 @@ def sparse_dp(
     if reach_bound and objective_is_usage and m == 2 and k == 2:
         # Jobs asking for both resources first (in the same size order), one-resource jobs
         # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
-        both = np.all(demands[order] > 0, axis=1)
-        pair_order = np.concatenate([order[both], order[~both]])
+        pair_order = _pair_order(demands, limit)
+        if compiled:
+            kernel = _kernel_pair_dp(demands, limit, pair_order, obj_res, clock, max_states)
+            if kernel is not None:
+                return kernel
     pair = (
         _PairBound.build(demands[pair_order], limit, obj_res)
         if objective_is_usage and m == 2
@@ -578,6 +689,27 @@ class _PairBound:
         self.key_base = int(cap_o) + 1 if integral_other and fits else None
 
     @classmethod
+    def choose(
+        cls, demands: np.ndarray, limit: np.ndarray, obj_res: np.ndarray
+    ) -> tuple[int, int] | None:
+        """(dense axis, its integral capacity) as ``build`` chooses it, or None."""
+        rows = demands.shape[0] + 1
+        options = []
+        for axis in (0, 1):
+            col = demands[:, int(obj_res[axis])]
+            cap = np.floor(limit[int(obj_res[axis])])
+            if (
+                np.all(np.mod(col, 1) == 0)
+                and 0 <= cap <= cls.MAX_DENSE
+                and rows * (cap + 1) <= _SingleBound.MAX_CELLS
+            ):
+                options.append((int(cap), axis))
+        if not options:
+            return None
+        cap, axis = min(options)
+        return axis, cap
+
+    @classmethod
     def build(
         cls, demands: np.ndarray, limit: np.ndarray, obj_res: np.ndarray
     ) -> _PairBound | None:
@@ -652,6 +784,171 @@ class _PairBound:
             lo = np.clip(int(z[-1]) - n + 1, 0, self.cap_n)
             covered &= _window_min(least, width)[lo] > self.cap_b - b
         return covered
+
+
+def _kernel_pair_dp(
+    demands: np.ndarray,
+    limit: np.ndarray,
+    order: np.ndarray,
+    obj_res: np.ndarray,
+    clock: Clock,
+    max_states: int,
+    *,
+    weights: np.ndarray | None = None,
+    prune_from: int | None = None,
+) -> _Result | None:
+    """``_pair_dp`` in one compiled kernel (``solvers/_pairdp.py``; ``_pair_kernel_note``); None
+    when the data do not suit it (the caller then runs the per-layer path).
+
+    ``weights`` = (c0, c1) >= 0 over resources (0, 1): one objective c · usage, pruned by
+    branch and bound against the best state so far instead of by the front.
+    """
+    choice = _PairBound.choose(demands, limit, obj_res)
+    if choice is None:
+        return None
+    axis, cap_a = choice
+    a = int(obj_res[axis])
+    o = int(obj_res[1 - axis])
+    other_all = demands[:, o]
+    cap_o = int(np.floor(limit[o]))
+    if (
+        not np.all(np.mod(other_all, 1) == 0)
+        or np.any(demands < 0)
+        or float(other_all.sum()) >= _INT32_SUMS
+        or float(demands[:, a].sum()) >= _INT32_SUMS
+        or (cap_a + 1) * 2 ** (int(cap_o).bit_length() + 1) >= 2**62
+    ):
+        return None
+    w = demands.shape[0]
+    dense = np.ascontiguousarray(demands[order, a], dtype=np.int64)
+    other = np.ascontiguousarray(demands[order, o], dtype=np.int64)
+    base = int(cap_o).bit_length()  # keys (dense << base) + other: shifts, not divisions
+    weighted = weights is not None
+    c_dense = float(weights[a]) if weights is not None else 0.0
+    c_other = float(weights[o]) if weights is not None else 0.0
+    exact, least = _pairdp.pair_tables(dense, other, cap_a)
+    chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
+    start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
+    reach_cache: dict[str, np.ndarray] = {}
+    if w >= _BEAM_FROM:
+        # A beam pass first (at most _BEAM states per layer): its selections only seed the
+        # exact pass's incumbent, so that the bounds bite early.
+        beam = _kernel_pass(
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
+            clock, max_states, start, _BEAM_WEIGHTED if weighted else _BEAM, weighted, c_dense,
+            c_other, reach_cache,
+        )  # fmt: skip
+        chosen = np.vstack([chosen, beam.chosen])
+    run = _kernel_pass(
+        dense, other, cap_a, cap_o, base, exact, least, chosen,
+        clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
+    )  # fmt: skip
+    rows = np.vstack([run.chosen, chosen])
+    points = np.column_stack([rows @ dense, rows @ other])
+    if weighted:
+        value = points @ np.array([c_dense, c_other])
+        keep = np.flatnonzero(value >= value.max() - 1e-12 * max(1.0, abs(value.max())))
+    else:
+        keep = np.flatnonzero(nondominated_mask(points))
+    # One selection per point (the first: states before seeds), then back to the caller's order.
+    _, first = np.unique(points[keep], axis=0, return_index=True)
+    selections = [sorted(order[rows[i]].tolist()) for i in keep[np.sort(first)]]
+    stats = {"states_peak": run.peak, "states_final": run.final, "jobs_processed": run.layers}
+    return _Result(run.status, selections, [], stats, run.notes)
+
+
+@dataclass(slots=True)
+class _Pass:
+    status: Status
+    chosen: np.ndarray  # one row of chosen flags (processing order) per front state
+    peak: int
+    final: int
+    layers: int
+    notes: list[str]
+
+
+def _kernel_pass(
+    dense: np.ndarray,
+    other: np.ndarray,
+    cap_a: int,
+    cap_o: int,
+    base: int,
+    exact: np.ndarray,
+    least: np.ndarray,
+    seeds: np.ndarray,
+    clock: Clock,
+    max_states: int,
+    prune_from: int,
+    beam: int,
+    weighted: bool,
+    c_dense: float,
+    c_other: float,
+    reach_cache: dict[str, np.ndarray],
+) -> _Pass:
+    """One pass of the compiled recursion over all jobs, in chunks of about ``_KERNEL_WORK``
+    merged states; the clock is read between chunks."""
+    w = dense.size
+    seed_pts = np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
+    # (dominated seeds are harmless: the kernel takes the front of states and seeds)
+    seed_z = np.ascontiguousarray(seed_pts[:, 0])
+    seed_y = np.ascontiguousarray(seed_pts[:, 1])
+    incumbent = float((seed_pts @ np.array([c_dense, c_other])).max()) if weighted else 0.0
+    reach_last = int(np.flatnonzero(other > 0)[-1]) + 1 if other.any() else 0
+    jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 8) - 1)
+    reach_first = max(0, reach_last - max(jobs, 0))
+    reach_on = not weighted and jobs >= 4
+    rows = reach_cache.get("rows", _NO_ROWS)
+    have_reach = "rows" in reach_cache
+    keys = np.zeros(1, dtype=np.int64)
+    memo = np.empty(4096, dtype=np.int32)
+    memo_len = 0
+    offsets = np.zeros(w + 1, dtype=np.int64)
+    pos, peak = 0, 1
+    status, notes = Status.OPTIMAL, []
+    while pos < w:
+        if clock.expired():
+            status = Status.TIMEOUT
+            break
+        keys, memo, memo_len, pos, code, chunk_peak, incumbent = _pairdp.pair_run(
+            keys, memo, memo_len, offsets, pos, w, _KERNEL_WORK, max_states,
+            dense, other, base, cap_a, cap_o, exact, least,
+            seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
+            prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
+            _pairdp.REACH_FROM,
+        )  # fmt: skip
+        peak = max(peak, chunk_peak)
+        if code == _pairdp.RUN_NEED_REACH:
+            rows = reach_cache["rows"] = suffix_reach(other[:reach_last], cap_o, reach_first)
+            have_reach = True
+        elif code == _pairdp.RUN_MAX_STATES:
+            status = Status.FEASIBLE
+            notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
+            break
+    final = _pairdp.front_of_keys(keys, base)
+    flags = _pairdp.trace_back(memo, offsets, pos, final)
+    chosen = np.zeros((final.size, w), dtype=bool)
+    chosen[:, :pos] = flags
+    return _Pass(status, chosen, int(peak), int(keys.size), pos, notes)
+
+
+def _pair_kernel_note() -> None:
+    """The compiled two-resource DP (issue 17; ``_pairdp.pair_run``).
+
+    The recursion, the key encoding, the greedy seeds, the beam pass and the three exact
+    prunings of the front mode (same-dense dominance, the completion bound of ``_PairBound`` and
+    the reachability bound of ``_reach_bound_note``) are those of ``_pair_dp``; the kernel runs
+    all layers without returning to Python (except every ``_KERNEL_WORK`` merged states, to read
+    the clock) and keeps one int32 per kept state for the traceback.
+
+    Weighted mode (one objective c_a · dense + c_o · other, c >= 0): a state (a, b) is dropped
+    when an upper bound on every completion's value does not exceed the best state's value so
+    far (branch and bound; the best state itself is kept, and every state is a feasible
+    selection). The bound: a completion adding dense x and other s has x <= X, the largest dense
+    sum of a subset of the remaining jobs that is <= cap_a - a (``reach`` table), and
+    s <= most(x) <= most(X) (``most`` is a prefix maximum) and b + s <= cap_o; both terms of the
+    value are non-decreasing, so c_a (a + X) + c_o min(b + most(X), cap_o) bounds them all.
+    Values within 1e-12 (relative) of the best are treated as ties (floating-point objective).
+    """
 
 
 def _pair_dp(
@@ -825,7 +1122,21 @@ _REACH_BYTES = 16_000_000
 #: The beam pass that seeds the exact one (``sparse_dp``): from this many jobs, this many states.
 _BEAM_FROM = 64
 _BEAM = 4096
+#: ... and for the weighted objective (states ranked by the objective itself).
+_BEAM_WEIGHTED = 1024
 _NO_ROW = np.zeros(1, dtype=np.uint64)
+_NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
+#: The compiled kernel prunes layers from this many states on, and returns to Python (to read
+#: the clock) after about this many merged states.
+_KERNEL_PRUNE_FROM = 64
+#: One objective with positive values: branch and bound up to this many jobs, the clock read
+#: every _BNB_CHUNK nodes, at most _BNB_TIES selections of the best value kept.
+_BNB_MAX_W = 24
+_BNB_CHUNK = 200_000
+_BNB_TIES = 64
+_KERNEL_WORK = 500_000
+#: Sums of a resource's demands must fit the kernel's int32 tables.
+_INT32_SUMS = 2**29
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
 
 

@@ -18,6 +18,13 @@ from schedbench.solvers.exhaustive import ExhaustiveSolver
 BUDGET = Budget(deadline_s=30)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _compiled_kernels():
+    """Compile (or load) dp's kernels before any timed solve: on a fresh checkout numba compiles
+    them on first use, which must not eat a solve's deadline."""
+    DPSolver().warm_up()
+
+
 def exhaustive_front(problem) -> set[tuple[float, ...]]:
     decision = timed_solve(ExhaustiveSolver(), problem, BUDGET)
     assert decision.status == Status.OPTIMAL

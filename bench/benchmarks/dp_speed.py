@@ -18,6 +18,9 @@ Latency is wall time (``time.perf_counter``; ``simcore.solver.timed_solve`` for 
 ``Budget(deadline_s=30)``); peak memory is ``tracemalloc``'s traced peak in a separate pass, so
 tracing does not slow the timed runs. Medians over seeds (fewer seeds for the slow reference).
 Issue targets, printed next to the results: ours >= 100x faster than the reference and < 100 MB.
+Issue 17 target 2 (exact ``dp`` >= 1,000x the reference at w = 10 and 20, 30-70 % free) is
+printed with its ratio and the peak RSS growth, then where one decision's time goes at w = 10
+(algorithm, ``solve()``, ``timed_solve``, the kind's ``vet``).
 "value ok" checks that our objective value (original units) is at least that of the reference's
 selection evaluated in original units, on every seed where both ran — it must hold, because the
 reference's selection is feasible in the original problem and ``dp`` is exact there (and
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import pickle
 import statistics
 import subprocess
@@ -243,6 +247,46 @@ def cerberus_part(ref_seeds: int, our_seeds: int, ref_mem_windows: list) -> None
     print(
         "peak RSS growth = VmHWM (reset through /proc/self/clear_refs after imports, JIT and a "
         "warm-up solve) minus VmRSS before: what the process gains, unlike tracemalloc's peak"
+    )
+    if 10 in i17:
+        overhead_breakdown(i17[10][2])
+
+
+def overhead_breakdown(problems: list) -> None:
+    """Where the time of one exact decision goes (w = 10): the algorithm (``_solve``), what
+    ``solve()`` adds (support check, ``_finish``: checking and evaluating the selections,
+    building the Decision; the latency the tables report) and what ``timed_solve`` adds outside
+    the timed region (output capture, the kind's ``vet``). Least of 20 calls per window."""
+    from schedbench.simcore.kinds.base import kind_of
+    from schedbench.solvers.base import Clock
+
+    solver = make_solver("dp")
+    warm_up(solver)
+    parts: dict[str, list[float]] = {"_solve": [], "solve": [], "timed_solve": [], "vet": []}
+
+    def least(fn: Callable[[], Any]) -> float:
+        best = math.inf
+        for _ in range(20):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+        return best * 1e3
+
+    for p in problems:
+        decision = solver.solve(p, BUDGET)
+        kind = kind_of(p)
+        parts["_solve"].append(least(partial(solver._solve, p, BUDGET, Clock(BUDGET))))
+        parts["solve"].append(least(partial(solver.solve, p, BUDGET)))
+        parts["timed_solve"].append(least(partial(timed_solve, solver, p, BUDGET)))
+        parts["vet"].append(least(partial(kind.vet, p, decision)))
+    med = {k: statistics.median(v) for k, v in parts.items()}
+    print(
+        f"one decision at w=10 (median over windows of the least of 20 calls): algorithm "
+        f"(_solve) {med['_solve']:.3f} ms; solve() = the timed latency {med['solve']:.3f} ms "
+        f"(+{med['solve'] - med['_solve']:.3f} ms: support check, _finish checks and evaluates "
+        f"the selections, builds the Decision); timed_solve {med['timed_solve']:.3f} ms "
+        f"(+{med['timed_solve'] - med['solve']:.3f} ms outside the timed region, of which the "
+        f"kind's vet {med['vet']:.3f} ms)"
     )
 
 
