@@ -387,12 +387,6 @@ class ScoreScheduler(_Base):
         tl = p.load_terms(j, eat)
         w1, w2 = self._weights(p, eat)
         partial = self._partial(p, eat, tl, w1)
-        single = p.single
-
-        def exact(i: int) -> Any:
-            e = p.evict_term(j, i, int(eat[i]))
-            return _trunc_full(partial[i], float(w2[i]), e, single)
-
         if self._pose(p):
             problem = PlacementProblem(
                 now=float(p.now),
@@ -414,11 +408,7 @@ class ScoreScheduler(_Base):
                 p.place(j, node, start, int(tl[node]))
                 return
 
-        def exact_many(idx: np.ndarray) -> list[Any]:
-            e = p.evict_terms(j, idx, eat[idx])
-            return _trunc_full_many(partial[idx], w2[idx], e, single)
-
-        node = select_reference(partial, w2, exact, single, exact_many)
+        node, _score = p.select_reference(j, partial, w2, eat)
         p.place(j, node, int(eat[node]), int(tl[node]))
 
     def _place_bf(self, p: Planner, j: int) -> None:
@@ -488,23 +478,7 @@ class ScoreScheduler(_Base):
                 return
 
         # the reference rule over the candidates in scan order (normal, then backfilled)
-        normal = select_reference(
-            partial,
-            w2,
-            lambda i: _trunc_full(
-                partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single
-            ),
-            single,
-            lambda idx: _trunc_full_many(
-                partial[idx], w2[idx], p.evict_terms(j, idx, eat[idx]), single
-            ),
-        )
-        best_v: Any = _trunc_full(
-            partial[normal],
-            float(w2[normal]),
-            p.evict_term(j, normal, int(eat[normal])) if w2[normal] else 0.0,
-            single,
-        )
+        normal, best_v = p.select_reference(j, partial, w2, eat)
         best_key = (normal, 0)
         choice: tuple[int, int, int, float] | None = None
         for n, from_hole, outside, tl_n, part in bf:
