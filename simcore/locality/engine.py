@@ -398,6 +398,434 @@ class LocalitySimulator:
         self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
         self.hole_nodes_count = 0
         self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
+        self.hole_count = np.zeros(N, dtype=np.int64)  # len(holes[n])
+        self.hole_last_end = np.zeros(N, dtype=np.int64)  # holes[n][-1] end (the latest)
+        self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self._rank = 0
+        self.running_nodes = 0
+        self.running_cores = 0
+        self.at_t = 0
+        self.biggest_hole = 0
+        self.biggest_hole_id = 0
+        # per-run file views
+        self.run_id = 0
+        self.live_by_file: dict[int, dict[int, FileEntry]] = {}
+        self.live_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        self.ended_now: list[FileEntry] = []
+        self.ended_at = -1
+        self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
+        self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        # eviction rows (simcore/locality/_kernels.py): the base rows (entries with intervals at
+        # the start of a run: live files and files whose last user ended at ``ended_at``), kept
+        # up to date at job starts and ends, and the run's working copy, which placements extend
+        self._rows_base = _EvictRows(N, np.float32 if single else np.float64)
+        self._rows = _EvictRows(N, np.float32 if single else np.float64)
+        self._ended_rows: list[FileEntry] = []  # base rows of ended files, dropped once stale
+        self._zero: Any = np.float32(0.0) if single else 0.0
+        self._bw32 = np.float32(platform.bandwidth_gbps)
+        self._track_rows = scheduler.uses_files
+        # jobs
+        self.plan_start = [-1] * n
+        self.plan_node = [-1] * n
+        self.plan_transfer = [0] * n
+        self.plan_cores: list[list[int]] = [[] for _ in range(n)]
+        self.start = np.full(n, -1, dtype=np.int64)
+        self.end = np.full(n, -1, dtype=np.int64)
+        self.node = np.full(n, -1, dtype=np.int64)
+        self.transfer = np.zeros(n, dtype=np.int64)
+        self.load_wait = np.zeros(n, dtype=np.int64)
+        self.scheduled: dict[int, int] = {}  # job -> list key (insertion order)
+        self.new_list: dict[int, int] = {}
+        self._key = 0
+        self.starts_at: dict[int, list[int]] = {}
+        self.start_heap: list[int] = []
+        self.end_heap: list[tuple[int, int]] = []
+        self.t = 0
+        self.n_eval = int(np.count_nonzero(workload.category == EVALUATED))
+        self.eval_started = 0
+        self.finished = 0
+        self.counters: dict[str, int] = {
+            "scheduler_runs_full": 0,
+            "scheduler_runs_new": 0,
+            "gate_closed_skips": 0,
+            "backfilled": 0,
+            "placements": 0,
+            "event_seconds": 0,
+        }
+        self.decisions = 0
+        self.decision_latency = 0.0
+
+    # =============================================================================================
+    # File views (§5)
+    # =============================================================================================
+    def _begin_run(self) -> None:
+        """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
+        running now; a file whose last user ended this very second gets a zero-length interval at
+        now; intervals planned by earlier runs are dropped.
+
+        The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
+        run first reads or extends them. Nothing a run does changes what the rebuild reads (the
+        entry's users, load completion and end time change only when jobs start or end, between
+        runs), so the result is the same as rebuilding every entry here."""
+        self.run_id += 1
+        for byf in self.planned_by_file.values():
+            byf.clear()
+        self.planned_by_file = {}
+        for d in self.planned_by_node:
+            d.clear()
+        # eviction rows: ended files stop having intervals once their end second has passed
+        t = self.t
+        keep: list[FileEntry] = []
+        for e in self._ended_rows:
+            if e.users == 0:
+                if e.end_time < t:
+                    self._rows_base.drop(e)
+                else:
+                    keep.append(e)
+        self._ended_rows = keep
+        self._rows.copy_from(self._rows_base)
+
+    def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
+        """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
+        one (now, load complete, end) if jobs running now use the file, a zero-length one at now
+        if its last user ended this very second, else none (until the run plans one)."""
+        if e.run != self.run_id:
+            t = self.t
+            if e.users > 0:
+                e.ivals = [(t, max(e.load_done, t), e.end_time)]
+            elif self.ended_at == t and e.end_time == t:
+                # users == 0 and end_time == now: its last user ended this second (ended_now)
+                e.ivals = [(t, t, t)]
+            else:
+                e.ivals = []
+            e.run = self.run_id
+        return e.ivals
+
+    def _has_ivals(self, e: FileEntry) -> bool:
+        return bool(self._ivals(e))
+
+    def _file_entries(self, f: int) -> list[FileEntry]:
+        out: dict[int, FileEntry] = {}
+        live = self.live_by_file.get(f)
+        if live:
+            out.update(live)
+        if self.ended_at == self.t:
+            for e in self.ended_now:
+                if e.file == f and self._has_ivals(e):
+                    out[e.node] = e
+        planned = self.planned_by_file.get(f)
+        if planned:
+            out.update(planned)
+        return list(out.values())
+
+    def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
+        """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
+        for s, load, end in self._ivals(e):
+            if s <= at and load <= at and at <= end:
+                return 0.0
+            if s <= at and at <= end:
+                ref = self.t if self.options.load_term_from == "now" else at
+                return float(load - ref)
+        return None
+
+    def load_terms(self, job: int, at: np.ndarray) -> np.ndarray:
+        dtype = np.float32 if self.options.single_precision else np.float64
+        f = self.file[job]
+        if f == 0:
+            return np.zeros(self.N, dtype=dtype)
+        out = np.full(self.N, self.full_tl[job], dtype=dtype)
+        for e in self._file_entries(f):
+            if not self._has_ivals(e):
+                continue
+            v = self._tl_entry(e, job, int(at[e.node]))
+            if v is not None:
+                out[e.node] = v
+        return out
+
+    def load_term_one(self, job: int, node: int, at: int) -> float:
+        f = self.file[job]
+        if f == 0:
+            return 0.0
+        e = self.data[node].get(f)
+        if e is not None and self._has_ivals(e):
+            v = self._tl_entry(e, job, at)
+            if v is not None:
+                return v
+        return self.full_tl[job]
+
+    def _evict_args(self, job: int) -> tuple[Any, ...]:
+        """The arguments of the compiled eviction term after (node, file, at) for ``job``."""
+        return (
+            self.options.single_precision,
+            self._zero,
+            np.float32(np.float32(self.cores[job]) / np.float32(self.C)),
+            self._bw32,
+            float(self.cores[job]),
+            float(self.C),
+            self.platform.bandwidth_gbps,
+        )
+
+    def evict_term(self, job: int, node: int, at: int) -> float:
+        """E of ``job`` on ``node`` at ``at`` (§6) from the run's eviction rows: the sizes of
+        the other files whose latest interval ends by ``at``, summed in list order (float32 in
+        single precision), × cores / cores_per_node / bandwidth."""
+        r = self._rows
+        return float(
+            _k.evict_term(
+                r.files, r.ends, r.sizes, r.counts, node, self.file[job], at,
+                *self._evict_args(job),
+            )
+        )  # fmt: skip
+
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``."""
+        at_list = np.asarray(at, dtype=np.int64).tolist()
+        nodes_list = np.asarray(nodes, dtype=np.int64).tolist()
+        return np.array(
+            [self.evict_term(job, n, a) for n, a in zip(nodes_list, at_list, strict=True)],
+            dtype=np.float64,
+        )
+
+    def select_reference(
+        self, job: int, partial: np.ndarray, w2: np.ndarray, at: np.ndarray
+    ) -> tuple[int, Any]:
+        """The reference rule of the score family (§6) in one compiled pass: (node, full score)
+        of the first node of smallest (truncated) EAT + W_load·TL + W_evict·E, with
+        ``partial`` = EAT + W_load·TL, ``at`` = EAT; the score an int in single precision."""
+        r = self._rows
+        node, best = _k.select_reference(
+            partial, w2, at, r.files, r.ends, r.sizes, r.counts, self.file[job],
+            *self._evict_args(job),
+        )  # fmt: skip
+        return int(node), (int(best) if self.options.single_precision else float(best))
+
+    def _entry(self, node: int, f: int) -> FileEntry:
+        e = self.data[node].get(f)
+        if e is None:
+            e = FileEntry(node, f, self.size_of_file(f, node), self._rank)
+            self._rank += 1
+            self.data[node][f] = e
+        return e
+
+    def size_of_file(self, f: int, node: int) -> float:
+        return self._file_size.get(f, 0.0)
+
+    # =============================================================================================
+    # Backfilling holes (§7)
+    # =============================================================================================
+    def can_backfill(self, job: int, node: int) -> tuple[bool, int, int]:
+        holes = self.holes[node]
+        H = len(holes)
+        c = self.cores[job]
+        t = self.t
+        if H == 0:
+            return False, 0, 0
+        avail = self.avail[node]
+        if not (c <= H or avail[c - 1 - H] <= t):
+            return False, 0, 0
+        end_by = t + self.walltime[job]
+        from_hole = 0
+        for _core, hole_end in holes:
+            if end_by <= hole_end:
+                from_hole += 1
+            if from_hole == c:
+                break
+        if from_hole == 0 and not self.options.bf_hole_quirk:
+            return False, 0, 0
+        outside = c - from_hole
+        for k in range(outside):
+            if avail[k] > t:
+                return False, 0, 0
+        return True, from_hole, outside
+
+    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
+        """:meth:`can_backfill` on every hole node in scan order, where it succeeds. Two of its
+        necessary conditions are tested for all hole nodes at once first: enough cores free now
+        besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
+        if not self.hole_set:
+            return []
+        c = self.cores[job]
+        t = self.t
+        nodes = _k.backfill_prefilter(
+            self.hole_count,
+            self.hole_last_end,
+            self.avail,
+            c,
+            t,
+            t + self.walltime[job],
+            not self.options.bf_hole_quirk,
+        )
+        out: list[tuple[int, int, int]] = []
+        for n in nodes.tolist():
+            fine, from_hole, outside = self.can_backfill(job, n)
+            if fine:
+                out.append((n, from_hole, outside))
+        return out
+
+    def fits_hole_only(self, job: int, node: int) -> bool:
+        """The pool-exhausted test (§7): the job's cores all from the node's hole."""
+        return self._sim.fits_hole_only(job, node)
+
+    # -- actions ---------------------------------------------------------------------------------
+    def place(self, job: int, node: int, start: int, transfer: int) -> None:
+        """Plan ``job`` on ``node`` at ``start`` (≥ its EAT there) with ``transfer`` planned load
+        seconds; the cores are the earliest free ones (without backfilling) or the
+        lowest-numbered cores free by ``start``, opening holes (with backfilling)."""
+        self._sim.place(self, job, node, start, transfer, backfill_cores=None)
+
+    def place_backfilled(
+        self,
+        job: int,
+        node: int,
+        from_hole: int,
+        outside: int,
+        transfer: int,
+        *,
+        add_interval: bool = True,
+    ) -> None:
+        """Start ``job`` now on ``node`` in its hole (§7)."""
+        self._sim.place(
+            self,
+            job,
+            node,
+            self.now,
+            transfer,
+            backfill_cores=(from_hole, outside),
+            add_interval=add_interval,
+        )
+
+    def leave(self, job: int) -> None:
+        """``job`` stays unplanned until the next scheduler run."""
+        self._sim.plan_start[job] = -1
+
+    # -- solver decisions ------------------------------------------------------------------------
+    def decide(self, problem: Any) -> Any:
+        """Hand a placement problem to the run's solver (``simcore.solver.timed_solve``); the
+        answer has passed the kind's core check. ``None`` without a solver."""
+        return self._sim.decide(problem)
+
+    @property
+    def has_solver(self) -> bool:
+        return self._sim.solver is not None
+
+    def record(self, problem: Any) -> None:
+        self._sim.record(problem)
+
+    @property
+    def recording(self) -> bool:
+        return self._sim.recorder is not None
+
+
+class _EvictRows:
+    """The eviction rows of every node as padded ``node × slot`` arrays (file, end of the latest
+    interval, size, rank; ``counts`` slots used per node), updated by the compiled
+    :func:`~simcore.locality._kernels.row_set` / :func:`~simcore.locality._kernels.row_drop`."""
+
+    __slots__ = ("counts", "ends", "files", "ranks", "sizes")
+
+    def __init__(self, nodes: int, dtype: Any, width: int = 8):
+        self.files = np.zeros((nodes, width), dtype=np.int64)
+        self.ends = np.zeros((nodes, width), dtype=np.int64)
+        self.sizes = np.zeros((nodes, width), dtype=dtype)
+        self.ranks = np.zeros((nodes, width), dtype=np.int64)
+        self.counts = np.zeros(nodes, dtype=np.int64)
+
+    def set(self, e: FileEntry, end: int) -> None:
+        """``e``'s row gets ``end`` as the end of its latest interval (inserted if absent)."""
+        if self.counts[e.node] == self.files.shape[1]:
+            self._grow()
+        _k.row_set(
+            self.files, self.ends, self.sizes, self.ranks, self.counts,
+            e.node, e.file, end, e.size, e.rank,
+        )  # fmt: skip
+
+    def drop(self, e: FileEntry) -> None:
+        _k.row_drop(self.files, self.ends, self.sizes, self.ranks, self.counts, e.node, e.file)
+
+    def _grow(self) -> None:
+        pad = ((0, 0), (0, self.files.shape[1]))
+        self.files = np.pad(self.files, pad)
+        self.ends = np.pad(self.ends, pad)
+        self.sizes = np.pad(self.sizes, pad)
+        self.ranks = np.pad(self.ranks, pad)
+
+    def copy_from(self, other: _EvictRows) -> None:
+        """Become a copy of ``other`` (the run's working rows from the base rows)."""
+        if self.files.shape != other.files.shape:
+            self.files = other.files.copy()
+            self.ends = other.ends.copy()
+            self.sizes = other.sizes.copy()
+            self.ranks = other.ranks.copy()
+        else:
+            np.copyto(self.files, other.files)
+            np.copyto(self.ends, other.ends)
+            np.copyto(self.sizes, other.sizes)
+            np.copyto(self.ranks, other.ranks)
+        np.copyto(self.counts, other.counts)
+
+
+class LocalitySimulator:
+    """One run of one scheduler on one workload (see the module docstring)."""
+
+    def __init__(
+        self,
+        workload: LocalityWorkload,
+        platform: LocalityPlatform,
+        scheduler: LocalityScheduler,
+        options: LocalityOptions | None = None,
+        *,
+        solver: Any = None,
+        budget_s: float = 15.0,
+        recorder: Callable[[Any, dict[str, Any]], None] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
+        self.options = options or LocalityOptions.reference()
+        self.platform = platform
+        self.scheduler = scheduler
+        self.solver = solver
+        self.budget_s = float(budget_s)
+        self.recorder = recorder
+        self.progress = progress
+        workload.validate(platform.cores_per_node)
+        self.workload = workload
+        self.N = platform.nodes
+        self.C = platform.cores_per_node
+        single = self.options.single_precision
+        self.bw32 = float(np.float32(platform.bandwidth_gbps))
+        n = len(workload)
+        self.cores: list[int] = workload.cores.tolist()
+        self.walltime: list[int] = workload.walltime.tolist()
+        self.delay: list[int] = workload.delay.tolist()
+        self.file: list[int] = workload.file.tolist()
+        self.category: list[int] = workload.category.tolist()
+        self.submit: list[int] = workload.submit.tolist()
+        if single:
+            size32 = workload.file_gb.astype(np.float32)
+            self.size: list[float] = size32.astype(np.float64).tolist()
+            full = (size32 / np.float32(platform.bandwidth_gbps)).astype(np.float32)
+            self.full_tl: list[float] = full.astype(np.float64).tolist()
+        else:
+            self.size = workload.file_gb.tolist()
+            full64 = np.round(workload.file_gb / platform.bandwidth_gbps, 6)
+            self.full_tl = full64.tolist()
+        self.full_load: list[int] = load_seconds(
+            workload.file_gb, platform.bandwidth_gbps, single=single
+        ).tolist()
+        for j in range(n):
+            if self.file[j] == 0:
+                self.full_tl[j] = 0.0
+                self.full_load[j] = 0
+        # node state
+        N, C = self.N, self.C
+        self.avail = np.zeros((N, C), dtype=np.int64)  # sorted by (time, core id)
+        self.cid = np.tile(np.arange(C, dtype=np.int64), (N, 1))  # core id at each position
+        self.run_end = np.full((N, C), -1, dtype=np.int64)  # by core id
+        self.n_free = [C] * N
+        self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
+        self.hole_nodes_count = 0
+        self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
+        self.hole_count = np.zeros(N, dtype=np.int64)  # len(holes[n])
+        self.hole_last_end = np.zeros(N, dtype=np.int64)  # holes[n][-1] end (the latest)
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rank = 0
         self.running_nodes = 0
@@ -684,19 +1112,17 @@ class LocalitySimulator:
             self.hole_set.add(node)
         if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
             holes.insert(0, [core, hole_end])
-            return
-        k = 0
-        while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
-            k += 1
-        holes.insert(k + 1, [core, hole_end])
+        else:
+            k = 0
+            while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
+                k += 1
+            holes.insert(k + 1, [core, hole_end])
+        self.hole_count[node] = len(holes)
+        self.hole_last_end[node] = holes[-1][1]
 
     def _new_biggest_hole(self) -> None:
-        best, best_id = -1, self.biggest_hole_id
-        for n in range(self.N):
-            h = len(self.holes[n])
-            if h > best:
-                best, best_id = h, n
-        self.biggest_hole, self.biggest_hole_id = best, best_id
+        best_id = int(np.argmax(self.hole_count))  # the first node with the most hole cores
+        self.biggest_hole, self.biggest_hole_id = int(self.hole_count[best_id]), best_id
 
     # =============================================================================================
     # Placement (the planner's actions)
@@ -774,6 +1200,9 @@ class LocalitySimulator:
             if from_hole:
                 gone = set(used[:from_hole])
                 self.holes[node] = [h for h in holes if h[0] not in gone]
+                self.hole_count[node] = len(self.holes[node])
+                if self.holes[node]:
+                    self.hole_last_end[node] = self.holes[node][-1][1]
                 if not self.holes[node]:
                     self.hole_nodes_count -= 1
                     self.hole_set.discard(node)
@@ -974,6 +1403,7 @@ class LocalitySimulator:
         self.avail = np.take_along_axis(times, order, axis=1)
         self.cid = order.astype(np.int64)
         self.holes = [[] for _ in range(self.N)]
+        self.hole_count[:] = 0
         self.hole_nodes_count = 0
         self.hole_set.clear()
         self.biggest_hole = 0
