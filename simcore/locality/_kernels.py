@@ -246,3 +246,62 @@ def backfill_prefilter(
         out[m] = node
         m += 1
     return out[:m]
+
+
+@njit(cache=True)
+def take_cores(
+    avail: np.ndarray,
+    cid: np.ndarray,
+    node: int,
+    cores: int,
+    start: int,
+    end: int,
+    now: int,
+    lowest_numbered: bool,
+    used: np.ndarray,
+    free_now: np.ndarray,
+) -> int:  # pragma: no cover
+    """Plan ``cores`` cores of ``node`` from ``start`` to ``end``; ``avail[node]`` holds the
+    core free times sorted by (time, core id), ``cid[node]`` the core id at each position.
+    The cores are the first ``cores`` of that order (the earliest free), or, with
+    ``lowest_numbered`` (backfilling's ``fill_cores_minimize_holes``, §7), the lowest-numbered
+    cores free by ``start``. Writes the cores taken to ``used`` (in the order taken) and whether
+    each was free by ``now`` to ``free_now``, re-sorts the node's row, and returns ``cores`` —
+    or −1, changing nothing, if the node cannot hold them."""
+    width = avail.shape[1]
+    times = np.empty(width, dtype=np.int64)  # free time by core id
+    for k in range(width):
+        times[cid[node, k]] = avail[node, k]
+    m = 0
+    if lowest_numbered:
+        for core in range(width):
+            if times[core] <= start:
+                used[m] = core
+                free_now[m] = 1 if times[core] <= now else 0
+                times[core] = end
+                m += 1
+                if m == cores:
+                    break
+        if m != cores:
+            return -1
+    else:
+        for k in range(cores):
+            core = cid[node, k]
+            used[k] = core
+            free_now[k] = 1 if avail[node, k] <= now else 0
+            times[core] = end
+        m = cores
+    # stable insertion sort of the core ids by free time: the order (time, core id)
+    ids = np.arange(width)
+    for i in range(1, width):
+        x = ids[i]
+        tx = times[x]
+        j = i - 1
+        while j >= 0 and times[ids[j]] > tx:
+            ids[j + 1] = ids[j]
+            j -= 1
+        ids[j + 1] = x
+    for k in range(width):
+        cid[node, k] = ids[k]
+        avail[node, k] = times[ids[k]]
+    return m

@@ -424,6 +424,9 @@ class LocalitySimulator:
         self._zero: Any = np.float32(0.0) if single else 0.0
         self._bw32 = np.float32(platform.bandwidth_gbps)
         self._track_rows = scheduler.uses_files
+        self._evict_args_by_cores: dict[int, tuple[Any, ...]] = {}
+        self._used = np.zeros(C, dtype=np.int64)  # take_cores' outputs
+        self._free_now = np.zeros(C, dtype=np.int64)
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -554,16 +557,21 @@ class LocalitySimulator:
         return self.full_tl[job]
 
     def _evict_args(self, job: int) -> tuple[Any, ...]:
-        """The arguments of the compiled eviction term after (node, file, at) for ``job``."""
-        return (
-            self.options.single_precision,
-            self._zero,
-            np.float32(np.float32(self.cores[job]) / np.float32(self.C)),
-            self._bw32,
-            float(self.cores[job]),
-            float(self.C),
-            self.platform.bandwidth_gbps,
-        )
+        """The arguments of the compiled eviction term after (node, file, at) for ``job`` (they
+        depend on its core count only)."""
+        c = self.cores[job]
+        args = self._evict_args_by_cores.get(c)
+        if args is None:
+            args = self._evict_args_by_cores[c] = (
+                self.options.single_precision,
+                self._zero,
+                np.float32(np.float32(c) / np.float32(self.C)),
+                self._bw32,
+                float(c),
+                float(self.C),
+                self.platform.bandwidth_gbps,
+            )
+        return args
 
     def evict_term(self, job: int, node: int, at: int) -> float:
         """E of ``job`` on ``node`` at ``at`` (§6) from the run's eviction rows: the sizes of
@@ -740,11 +748,12 @@ class LocalitySimulator:
                 f"{node} at {start}, before its cores are free ({eat})"
             )
         # LEM: an idle node that this run starts a job on now counts as running (§6)
-        if start == t and self.n_free[node] == self.C and bool(np.all(self.avail[node] <= t)):
+        # (the row is sorted: its last core frees last)
+        if start == t and self.n_free[node] == self.C and self.avail[node, self.C - 1] <= t:
             planner.running_nodes += 1
-        times = self._times_by_id(node)
         used: list[int] = []
         if backfill_cores is not None:
+            times = self._times_by_id(node)
             from_hole, outside = backfill_cores
             end_by = t + wall
             holes = self.holes[node]
@@ -783,37 +792,32 @@ class LocalitySimulator:
             self.counters["backfilled"] += 1
             if node == self.biggest_hole_id:
                 self._new_biggest_hole()
-        elif self.scheduler.backfill:
-            # fill_cores_minimize_holes (mode 2): lowest-numbered cores free by the start
-            if start == t:
+            self._sort_node(node, times)
+        else:
+            # without backfilling the earliest free cores; with it fill_cores_minimize_holes
+            # (mode 2): the lowest-numbered cores free by the start, idle ones left as holes
+            lowest = self.scheduler.backfill
+            if lowest and start == t:
                 self.at_t += c
-            for core in range(self.C):
-                if times[core] <= start:
-                    used.append(core)
-                    if times[core] <= t:
-                        planner.claimed += 1
-                        if start > t:
-                            self._insert_hole(node, core, start)
-                    times[core] = start + wall
-                    if len(used) == c:
-                        break
-            if len(used) != c:
+            got = _k.take_cores(
+                self.avail, self.cid, node, c, start, start + wall, t, lowest,
+                self._used, self._free_now,
+            )  # fmt: skip
+            if got != c:
                 raise SimulationError(
                     f"scheduler {self.scheduler.name}: node {node} cannot hold job "
                     f"{self.workload.job_id[job]} at {start}"
                 )
-            if node == self.biggest_hole_id:
-                self._new_biggest_hole()
-        else:
-            row_ids = self.cid[node].tolist()
-            row_t = self.avail[node].tolist()
-            for k in range(c):
-                core = row_ids[k]
-                used.append(core)
-                if row_t[k] <= t:
-                    planner.claimed += 1
-                times[core] = start + wall
-        self._sort_node(node, times)
+            used = self._used[:c].tolist()
+            free = self._free_now[:c].tolist()
+            planner.claimed += sum(free)
+            if lowest:
+                if start > t:
+                    for core, idle in zip(used, free, strict=True):
+                        if idle:
+                            self._insert_hole(node, core, start)
+                if node == self.biggest_hole_id:
+                    self._new_biggest_hole()
         self.plan_start[job] = start
         self.plan_node[job] = node
         self.plan_transfer[job] = transfer
