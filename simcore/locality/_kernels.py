@@ -305,3 +305,16 @@ def take_cores(
         cid[node, k] = ids[k]
         avail[node, k] = times[ids[k]]
     return m
+
+
+@njit(cache=True)
+def partial_scores(
+    eat: np.ndarray, tl: np.ndarray, w1: np.ndarray, out: np.ndarray, single: bool
+) -> None:  # pragma: no cover
+    """``out[i]`` = EAT + W_load·TL (§6): ``float32(eat) + float32(float32(w1) · tl)`` with a
+    float32 ``tl`` in single precision, else in float64."""
+    for i in range(eat.size):
+        if single:
+            out[i] = np.float32(eat[i]) + np.float32(np.float32(w1[i]) * tl[i])
+        else:
+            out[i] = float(eat[i]) + float(w1[i]) * tl[i]

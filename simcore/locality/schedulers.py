@@ -50,6 +50,7 @@ import numpy as np
 
 from schedbench.simcore.errors import ConfigError
 from schedbench.simcore.kinds.placement.problem import PlacementDecision, PlacementProblem
+from schedbench.simcore.locality import _kernels as _k
 from schedbench.simcore.locality.engine import Planner
 from schedbench.simcore.problem import Status
 
@@ -351,9 +352,9 @@ class ScoreScheduler(_Base):
 
     # -- scoring ---------------------------------------------------------------------------------
     def _partial(self, p: Planner, eat: np.ndarray, tl: np.ndarray, w1: np.ndarray) -> np.ndarray:
-        if p.single:
-            return (eat.astype(np.float32) + w1.astype(np.float32) * tl).astype(np.float32)
-        return eat.astype(np.float64) + w1 * tl
+        out = np.empty(eat.size, dtype=np.float32 if p.single else np.float64)
+        _k.partial_scores(eat, tl, w1, out, p.single)
+        return out
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
         total = p.total_cores
