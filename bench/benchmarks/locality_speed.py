@@ -38,8 +38,6 @@ import time
 
 import numpy as np
 
-from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
-
 REFERENCE_C_S = 1.0  # the issue's figure for the authors' simulator on such a day
 TARGET_S = 60.0
 
@@ -89,6 +87,7 @@ def run_one(name: str, args: argparse.Namespace, wl: object) -> dict[str, object
         "runs": runs,
         "placements": r.counters.get("placements", 0),
         "digest": h.hexdigest()[:16],
+        "code": os.path.dirname(sys.modules[simulate_locality.__module__].__file__ or ""),
     }
 
 
@@ -118,6 +117,8 @@ def side_by_side(args: argparse.Namespace) -> int:
         order = [other, None] if k % 2 == 0 else [None, other]
         rows = {code: child(args, name, code) for code in order}
         before, after = rows[other], rows[None]
+        if str(before["code"]).startswith(other) == str(after["code"]).startswith(other):
+            raise SystemExit(f"both runs used the same code ({before['code']})")
         ratio = float(after["cpu"]) / float(before["cpu"])  # type: ignore[arg-type]
         ratios.append(ratio)
         same = before["digest"] == after["digest"]
@@ -135,7 +136,7 @@ def side_by_side(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mode", choices=("reference", "paper"), default="reference")
-    parser.add_argument("--schedulers", nargs="+", default=list(SCHEDULER_NAMES))
+    parser.add_argument("--schedulers", nargs="+", default=None, help="default: all ten")
     parser.add_argument("--profile", default=None, help="a scheduler to profile")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=20_000, help="jobs of the generated day")
@@ -147,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.code:
         use_code(os.path.abspath(args.code))
+    # imported only now: a child on another checkout must not load this checkout's modules
+    from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
+
+    if args.schedulers is None:
+        args.schedulers = list(SCHEDULER_NAMES)
     if args.against:
         return side_by_side(args)
     wl = workload(args.seed, args.jobs)
