@@ -318,3 +318,28 @@ def partial_scores(
             out[i] = np.float32(eat[i]) + np.float32(np.float32(w1[i]) * tl[i])
         else:
             out[i] = float(eat[i]) + float(w1[i]) * tl[i]
+
+
+@njit(cache=True)
+def leo_weights(
+    eat: np.ndarray,
+    now: int,
+    w1: int,
+    w2: int,
+    sticky: bool,
+    v1: np.ndarray,
+    v2: np.ndarray,
+) -> None:  # pragma: no cover
+    """LEO's weights per node (§6): (``w1``, ``w2``), but (1, 0) on the nodes that can start the
+    job now — with ``sticky`` (reference) from the first such node on, for the rest of the
+    scan; else (paper) on those nodes only."""
+    switched = False
+    for i in range(eat.size):
+        if eat[i] == now:
+            switched = True
+        if eat[i] == now or (sticky and switched):
+            v1[i] = 1
+            v2[i] = 0
+        else:
+            v1[i] = w1
+            v2[i] = w2

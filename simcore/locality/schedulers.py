@@ -336,18 +336,9 @@ class ScoreScheduler(_Base):
                 c2.setflags(write=False)
                 pair = self._const_weights[key] = (c1, c2)
             return pair
-        v1 = np.full(n, w1, dtype=np.int64)
-        v2 = np.full(n, w2, dtype=np.int64)
-        if self.rule == "leo":
-            now_nodes = eat == p.now
-            if p.options.leo_sticky:
-                hit = np.flatnonzero(now_nodes)
-                if hit.size:
-                    v1[hit[0] :] = 1
-                    v2[hit[0] :] = 0
-            else:
-                v1[now_nodes] = 1
-                v2[now_nodes] = 0
+        v1 = np.empty(n, dtype=np.int64)
+        v2 = np.empty(n, dtype=np.int64)
+        _k.leo_weights(eat, p.now, w1, w2, p.options.leo_sticky, v1, v2)
         return v1, v2
 
     # -- scoring ---------------------------------------------------------------------------------
