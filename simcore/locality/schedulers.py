@@ -71,20 +71,15 @@ SCHEDULER_NAMES = (
 )
 
 
-def select_reference(
-    partial: np.ndarray,
-    w_evict: np.ndarray,
-    exact: Any,
-    single: bool,
-    exact_many: Any = None,
-) -> int:
+def select_reference(partial: np.ndarray, w_evict: np.ndarray, exact: Any, single: bool) -> int:
     """The first index of smallest (truncated) score, computing the eviction term only where
     it can matter: ``partial[i]`` = EAT + W_load·TL (float32 or float64), ``exact(i)`` the full
     score of ``i``. Candidates are visited by increasing lower bound; the full score never
     undercuts its partial sum, so the visit stops once no candidate can beat the best.
-    ``exact_many(indices)``, if given, returns the full scores of all ``indices`` at once (the
-    same values as ``exact``): the candidates that may be visited are then scored in one
-    vectorised step."""
+
+    This is the readable statement of the rule; the schedulers run the compiled
+    :func:`simcore.locality._kernels.select_reference`, which returns the same node
+    (``tests/test_locality_kernels.py`` checks both against scoring every node)."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
     i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):
@@ -93,40 +88,15 @@ def select_reference(
     best_i = i0
     # only candidates whose lower bound does not exceed the first full score can win: sort those
     cand = np.flatnonzero(lb <= best_v)
-    if cand.size > 1:
-        order = cand[np.lexsort((cand, lb[cand]))]
-        known: dict[int, Any] = {}
-        need = order[(order != i0) & (w_evict[order] != 0)] if exact_many is not None else None
-        pos, chunk = 0, 16  # score the candidates in visit order, in chunks of growing size
-        for i in order.tolist():
-            if i == i0:
-                continue
-            if lb[i] > best_v or (lb[i] == best_v and i > best_i):
-                break
-            if not w_evict[i]:
-                v = lb[i]
-            elif need is None:
-                v = exact(i)
-            else:
-                if i not in known:
-                    take = need[pos : pos + chunk]
-                    pos += take.size
-                    chunk *= 2
-                    known.update(zip(take.tolist(), exact_many(take), strict=True))
-                v = known[i]
-            if v < best_v or (v == best_v and i < best_i):
-                best_v, best_i = v, i
+    for i in cand[np.lexsort((cand, lb[cand]))].tolist():
+        if i == i0:
+            continue
+        if lb[i] > best_v or (lb[i] == best_v and i > best_i):
+            break
+        v = exact(i) if w_evict[i] else lb[i]
+        if v < best_v or (v == best_v and i < best_i):
+            best_v, best_i = v, i
     return best_i
-
-
-def _trunc_full_many(partial: np.ndarray, w2: np.ndarray, e: np.ndarray, single: bool) -> list[Any]:
-    """:func:`_trunc_full` elementwise (the same float32 / float64 operations)."""
-    if single:
-        term = (w2.astype(np.float32) * e.astype(np.float32)).astype(np.float32)
-        full = (partial.astype(np.float32) + term).astype(np.float32)
-        return [int(x) for x in np.trunc(full).tolist()]
-    out: list[Any] = (partial.astype(np.float64) + w2.astype(np.float64) * e).tolist()
-    return out
 
 
 def _trunc_full(partial_i: Any, w2: float, e: float, single: bool) -> Any:
