@@ -51,8 +51,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import schedbench.simcore.locality._kernels as _k
 from schedbench.simcore.errors import ConfigError, SimulationError
-from schedbench.simcore.locality import _kernels as _k
 from schedbench.simcore.locality.model import (
     EVALUATED,
     RUNNING_AT_START,

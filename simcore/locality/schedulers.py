@@ -48,9 +48,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+import schedbench.simcore.locality._kernels as _k
 from schedbench.simcore.errors import ConfigError
 from schedbench.simcore.kinds.placement.problem import PlacementDecision, PlacementProblem
-from schedbench.simcore.locality import _kernels as _k
 from schedbench.simcore.locality.engine import Planner
 from schedbench.simcore.problem import Status
 
