@@ -469,7 +469,13 @@ class LocalitySimulator:
         The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
         run first reads or extends them. Nothing a run does changes what the rebuild reads (the
         entry's users, load completion and end time change only when jobs start or end, between
-        runs), so the result is the same as rebuilding every entry here."""
+        runs), so the result is the same as rebuilding every entry here.
+
+        The eviction rows (§6's E reads the end of each entry's latest interval) follow the same
+        rule without a rebuild: the base rows hold exactly the entries this rebuild gives an
+        interval — live files (end = their latest planned end, set at each job start) and files
+        whose last user ended at ``ended_at`` (end = that second) — once the files that ended
+        before now are dropped here; the run works on a copy that its placements extend."""
         self.run_id += 1
         for byf in self.planned_by_file.values():
             byf.clear()
