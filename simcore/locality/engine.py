@@ -51,6 +51,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import schedbench.simcore.locality._kernels as _k
 from schedbench.simcore.errors import ConfigError, SimulationError
 from schedbench.simcore.locality.model import (
     EVALUATED,
@@ -207,9 +208,16 @@ class Planner:
         return self._sim.evict_term(job, node, at)
 
     def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """:meth:`evict_term` on each of ``nodes`` at ``at[k]``, computed in one vectorised step
-        (the same values, float64)."""
+        """:meth:`evict_term` on each of ``nodes`` at ``at[k]`` (float64)."""
         return self._sim.evict_terms(job, nodes, at)
+
+    def select_reference(
+        self, job: int, partial: np.ndarray, w2: np.ndarray, at: np.ndarray
+    ) -> tuple[int, Any]:
+        """The score family's reference rule over all nodes (§6): (node, full score) of the first
+        node of smallest (truncated) score, ``partial`` = EAT + W_load·TL at ``at`` = EAT,
+        ``w2`` = W_evict per node; E is computed only where a node can still win."""
+        return self._sim.select_reference(job, partial, w2, at)
 
     def has_holes(self) -> bool:
         return self._sim.hole_nodes_count > 0
@@ -282,6 +290,54 @@ class Planner:
         return self._sim.recorder is not None
 
 
+class _EvictRows:
+    """The eviction rows of every node as padded ``node × slot`` arrays (file, end of the latest
+    interval, size, rank; ``counts`` slots used per node), updated by the compiled
+    :func:`~simcore.locality._kernels.row_set` / :func:`~simcore.locality._kernels.row_drop`."""
+
+    __slots__ = ("counts", "ends", "files", "ranks", "sizes")
+
+    def __init__(self, nodes: int, dtype: Any, width: int = 8):
+        self.files = np.zeros((nodes, width), dtype=np.int64)
+        self.ends = np.zeros((nodes, width), dtype=np.int64)
+        self.sizes = np.zeros((nodes, width), dtype=dtype)
+        self.ranks = np.zeros((nodes, width), dtype=np.int64)
+        self.counts = np.zeros(nodes, dtype=np.int64)
+
+    def set(self, e: FileEntry, end: int) -> None:
+        """``e``'s row gets ``end`` as the end of its latest interval (inserted if absent)."""
+        if self.counts[e.node] == self.files.shape[1]:
+            self._grow()
+        _k.row_set(
+            self.files, self.ends, self.sizes, self.ranks, self.counts,
+            e.node, e.file, end, e.size, e.rank,
+        )  # fmt: skip
+
+    def drop(self, e: FileEntry) -> None:
+        _k.row_drop(self.files, self.ends, self.sizes, self.ranks, self.counts, e.node, e.file)
+
+    def _grow(self) -> None:
+        pad = ((0, 0), (0, self.files.shape[1]))
+        self.files = np.pad(self.files, pad)
+        self.ends = np.pad(self.ends, pad)
+        self.sizes = np.pad(self.sizes, pad)
+        self.ranks = np.pad(self.ranks, pad)
+
+    def copy_from(self, other: _EvictRows) -> None:
+        """Become a copy of ``other`` (the run's working rows from the base rows)."""
+        if self.files.shape != other.files.shape:
+            self.files = other.files.copy()
+            self.ends = other.ends.copy()
+            self.sizes = other.sizes.copy()
+            self.ranks = other.ranks.copy()
+        else:
+            np.copyto(self.files, other.files)
+            np.copyto(self.ends, other.ends)
+            np.copyto(self.sizes, other.sizes)
+            np.copyto(self.ranks, other.ranks)
+        np.copyto(self.counts, other.counts)
+
+
 class LocalitySimulator:
     """One run of one scheduler on one workload (see the module docstring)."""
 
@@ -342,6 +398,8 @@ class LocalitySimulator:
         self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
         self.hole_nodes_count = 0
         self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
+        self.hole_count = np.zeros(N, dtype=np.int64)  # len(holes[n])
+        self.hole_last_end = np.zeros(N, dtype=np.int64)  # holes[n][-1] end (the latest)
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rank = 0
         self.running_nodes = 0
@@ -357,12 +415,18 @@ class LocalitySimulator:
         self.ended_at = -1
         self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
         self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self._rows: dict[int, list[tuple[int, int, Any]]] = {}  # see _evict_rows
-        # the same rows for every node as padded arrays (node x slot), valid for run _row_run
-        self._row_file = np.zeros((N, 8), dtype=np.int64)
-        self._row_end = np.full((N, 8), _NEVER, dtype=np.int64)  # padding is never evicted
-        self._row_size = np.zeros((N, 8), dtype=np.float32 if single else np.float64)
-        self._row_run = np.full(N, -1, dtype=np.int64)
+        # eviction rows (simcore/locality/_kernels.py): the base rows (entries with intervals at
+        # the start of a run: live files and files whose last user ended at ``ended_at``), kept
+        # up to date at job starts and ends, and the run's working copy, which placements extend
+        self._rows_base = _EvictRows(N, np.float32 if single else np.float64)
+        self._rows = _EvictRows(N, np.float32 if single else np.float64)
+        self._ended_rows: list[FileEntry] = []  # base rows of ended files, dropped once stale
+        self._zero: Any = np.float32(0.0) if single else 0.0
+        self._bw32 = np.float32(platform.bandwidth_gbps)
+        self._track_rows = scheduler.uses_files
+        self._evict_args_by_cores: dict[int, tuple[Any, ...]] = {}
+        self._used = np.zeros(C, dtype=np.int64)  # take_cores' outputs
+        self._free_now = np.zeros(C, dtype=np.int64)
         # jobs
         self.plan_start = [-1] * n
         self.plan_node = [-1] * n
@@ -405,14 +469,30 @@ class LocalitySimulator:
         The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
         run first reads or extends them. Nothing a run does changes what the rebuild reads (the
         entry's users, load completion and end time change only when jobs start or end, between
-        runs), so the result is the same as rebuilding every entry here."""
+        runs), so the result is the same as rebuilding every entry here.
+
+        The eviction rows (§6's E reads the end of each entry's latest interval) follow the same
+        rule without a rebuild: the base rows hold exactly the entries this rebuild gives an
+        interval — live files (end = their latest planned end, set at each job start) and files
+        whose last user ended at ``ended_at`` (end = that second) — once the files that ended
+        before now are dropped here; the run works on a copy that its placements extend."""
         self.run_id += 1
         for byf in self.planned_by_file.values():
             byf.clear()
         self.planned_by_file = {}
         for d in self.planned_by_node:
             d.clear()
-        self._rows = {}
+        # eviction rows: ended files stop having intervals once their end second has passed
+        t = self.t
+        keep: list[FileEntry] = []
+        for e in self._ended_rows:
+            if e.users == 0:
+                if e.end_time < t:
+                    self._rows_base.drop(e)
+                else:
+                    keep.append(e)
+        self._ended_rows = keep
+        self._rows.copy_from(self._rows_base)
 
     def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
         """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
@@ -482,86 +562,56 @@ class LocalitySimulator:
                 return v
         return self.full_tl[job]
 
-    def _node_interval_entries(self, node: int) -> list[FileEntry]:
-        seen: dict[int, FileEntry] = dict(self.live_by_node[node])
-        if self.ended_at == self.t:
-            for e in self.ended_now:
-                if e.node == node and self._has_ivals(e):
-                    seen[e.file] = e
-        seen.update(self.planned_by_node[node])
-        return sorted((e for e in seen.values() if self._has_ivals(e)), key=lambda e: e.rank)
-
-    def _evict_rows(self, node: int) -> list[tuple[int, int, Any]]:
-        """(file, end of its latest interval, size) of the node's entries with intervals, in
-        list (rank) order, the size a ``np.float32`` in single precision; kept for the run until
-        a placement on the node changes them."""
-        rows = self._rows.get(node)
-        if rows is None:
-            entries = self._node_interval_entries(node)
-            if self.options.single_precision:
-                f32 = np.float32
-                rows = [(e.file, e.ivals[-1][2], f32(e.size)) for e in entries]
-            else:
-                rows = [(e.file, e.ivals[-1][2], e.size) for e in entries]
-            self._rows[node] = rows
-        return rows
-
-    def _fill_row(self, node: int) -> None:
-        """Copy :meth:`_evict_rows` of ``node`` into the padded row arrays (widened as needed)."""
-        rows = self._evict_rows(node)
-        n = len(rows)
-        width = self._row_file.shape[1]
-        if n > width:
-            grow = max(n, 2 * width) - width
-            self._row_file = np.pad(self._row_file, ((0, 0), (0, grow)))
-            self._row_end = np.pad(self._row_end, ((0, 0), (0, grow)), constant_values=_NEVER)
-            self._row_size = np.pad(self._row_size, ((0, 0), (0, grow)))
-        self._row_file[node] = 0
-        self._row_end[node] = _NEVER
-        self._row_size[node] = 0
-        if n:
-            self._row_file[node, :n] = [r[0] for r in rows]
-            self._row_end[node, :n] = [r[1] for r in rows]
-            self._row_size[node, :n] = [r[2] for r in rows]
-        self._row_run[node] = self.run_id
-
-    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
-        """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``, in one vectorised step
-        with the same rounding: each node's sizes are summed in list order (``cumsum`` is a
-        sequential sum; ``np.sum`` would pair them up and round differently), in float32 in
-        single precision. Returns float64 values equal to :meth:`evict_term`'s."""
-        nodes = np.asarray(nodes, dtype=np.int64)
-        for n in nodes[self._row_run[nodes] != self.run_id].tolist():
-            self._fill_row(n)
-        single = self.options.single_precision
-        dtype = np.float32 if single else np.float64
-        keep = (self._row_file[nodes] != self.file[job]) & (
-            self._row_end[nodes] <= np.asarray(at, dtype=np.int64)[:, None]
-        )
-        # x + 0 == x exactly: padding and skipped rows leave each running sum as it is
-        grid = np.where(keep, self._row_size[nodes], dtype(0))
-        acc: Any = np.cumsum(grid, axis=1, dtype=dtype)[:, -1]  # float32 or float64
-        if single:
-            share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
-            out32 = ((acc * share).astype(np.float32) / np.float32(self.bw32)).astype(np.float32)
-            return out32.astype(np.float64)
-        return np.asarray(acc * self.cores[job] / self.C / self.platform.bandwidth_gbps)
+    def _evict_args(self, job: int) -> tuple[Any, ...]:
+        """The arguments of the compiled eviction term after (node, file, at) for ``job`` (they
+        depend on its core count only)."""
+        c = self.cores[job]
+        args = self._evict_args_by_cores.get(c)
+        if args is None:
+            args = self._evict_args_by_cores[c] = (
+                self.options.single_precision,
+                self._zero,
+                np.float32(np.float32(c) / np.float32(self.C)),
+                self._bw32,
+                float(c),
+                float(self.C),
+                self.platform.bandwidth_gbps,
+            )
+        return args
 
     def evict_term(self, job: int, node: int, at: int) -> float:
-        f = self.file[job]
-        rows = self._evict_rows(node)
-        if self.options.single_precision:
-            acc = np.float32(0.0)
-            for file, end, size in rows:
-                if file != f and at >= end:
-                    acc = acc + size  # float32 + float32: single-precision rounding
-            share = np.float32(np.float32(self.cores[job]) / np.float32(self.C))
-            return float(np.float32(np.float32(acc * share) / np.float32(self.bw32)))
-        total = 0.0
-        for file, end, size in rows:
-            if file != f and at >= end:
-                total += size
-        return total * self.cores[job] / self.C / self.platform.bandwidth_gbps
+        """E of ``job`` on ``node`` at ``at`` (§6) from the run's eviction rows: the sizes of
+        the other files whose latest interval ends by ``at``, summed in list order (float32 in
+        single precision), × cores / cores_per_node / bandwidth."""
+        r = self._rows
+        return float(
+            _k.evict_term(
+                r.files, r.ends, r.sizes, r.counts, node, self.file[job], at,
+                *self._evict_args(job),
+            )
+        )  # fmt: skip
+
+    def evict_terms(self, job: int, nodes: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """:meth:`evict_term` of ``job`` on each of ``nodes`` at ``at[k]``."""
+        at_list = np.asarray(at, dtype=np.int64).tolist()
+        nodes_list = np.asarray(nodes, dtype=np.int64).tolist()
+        return np.array(
+            [self.evict_term(job, n, a) for n, a in zip(nodes_list, at_list, strict=True)],
+            dtype=np.float64,
+        )
+
+    def select_reference(
+        self, job: int, partial: np.ndarray, w2: np.ndarray, at: np.ndarray
+    ) -> tuple[int, Any]:
+        """The reference rule of the score family (§6) in one compiled pass: (node, full score)
+        of the first node of smallest (truncated) EAT + W_load·TL + W_evict·E, with
+        ``partial`` = EAT + W_load·TL, ``at`` = EAT; the score an int in single precision."""
+        r = self._rows
+        node, best = _k.select_reference(
+            partial, w2, at, r.files, r.ends, r.sizes, r.counts, self.file[job],
+            *self._evict_args(job),
+        )  # fmt: skip
+        return int(node), (int(best) if self.options.single_precision else float(best))
 
     def _entry(self, node: int, f: int) -> FileEntry:
         e = self.data[node].get(f)
@@ -608,21 +658,19 @@ class LocalitySimulator:
         besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
         if not self.hole_set:
             return []
-        nodes = sorted(self.hole_set)
         c = self.cores[job]
         t = self.t
-        holes = self.holes
-        n_holes = np.array([len(holes[n]) for n in nodes], dtype=np.int64)
-        idx = np.arange(len(nodes))
-        col = np.clip(c - 1 - n_holes, 0, self.C - 1)
-        ok = (c <= n_holes) | (self.avail[nodes, col] <= t)
-        if not self.options.bf_hole_quirk:
-            # holes are sorted by their end: the last one lasts longest
-            last_end = np.array([holes[n][-1][1] for n in nodes], dtype=np.int64)
-            ok &= last_end >= t + self.walltime[job]
+        nodes = _k.backfill_prefilter(
+            self.hole_count,
+            self.hole_last_end,
+            self.avail,
+            c,
+            t,
+            t + self.walltime[job],
+            not self.options.bf_hole_quirk,
+        )
         out: list[tuple[int, int, int]] = []
-        for k in idx[ok].tolist():
-            n = nodes[k]
+        for n in nodes.tolist():
             fine, from_hole, outside = self.can_backfill(job, n)
             if fine:
                 out.append((n, from_hole, outside))
@@ -650,19 +698,17 @@ class LocalitySimulator:
             self.hole_set.add(node)
         if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
             holes.insert(0, [core, hole_end])
-            return
-        k = 0
-        while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
-            k += 1
-        holes.insert(k + 1, [core, hole_end])
+        else:
+            k = 0
+            while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
+                k += 1
+            holes.insert(k + 1, [core, hole_end])
+        self.hole_count[node] = len(holes)
+        self.hole_last_end[node] = holes[-1][1]
 
     def _new_biggest_hole(self) -> None:
-        best, best_id = -1, self.biggest_hole_id
-        for n in range(self.N):
-            h = len(self.holes[n])
-            if h > best:
-                best, best_id = h, n
-        self.biggest_hole, self.biggest_hole_id = best, best_id
+        best_id = int(np.argmax(self.hole_count))  # the first node with the most hole cores
+        self.biggest_hole, self.biggest_hole_id = int(self.hole_count[best_id]), best_id
 
     # =============================================================================================
     # Placement (the planner's actions)
@@ -708,11 +754,12 @@ class LocalitySimulator:
                 f"{node} at {start}, before its cores are free ({eat})"
             )
         # LEM: an idle node that this run starts a job on now counts as running (§6)
-        if start == t and self.n_free[node] == self.C and bool(np.all(self.avail[node] <= t)):
+        # (the row is sorted: its last core frees last)
+        if start == t and self.n_free[node] == self.C and self.avail[node, self.C - 1] <= t:
             planner.running_nodes += 1
-        times = self._times_by_id(node)
         used: list[int] = []
         if backfill_cores is not None:
+            times = self._times_by_id(node)
             from_hole, outside = backfill_cores
             end_by = t + wall
             holes = self.holes[node]
@@ -740,6 +787,9 @@ class LocalitySimulator:
             if from_hole:
                 gone = set(used[:from_hole])
                 self.holes[node] = [h for h in holes if h[0] not in gone]
+                self.hole_count[node] = len(self.holes[node])
+                if self.holes[node]:
+                    self.hole_last_end[node] = self.holes[node][-1][1]
                 if not self.holes[node]:
                     self.hole_nodes_count -= 1
                     self.hole_set.discard(node)
@@ -748,37 +798,32 @@ class LocalitySimulator:
             self.counters["backfilled"] += 1
             if node == self.biggest_hole_id:
                 self._new_biggest_hole()
-        elif self.scheduler.backfill:
-            # fill_cores_minimize_holes (mode 2): lowest-numbered cores free by the start
-            if start == t:
+            self._sort_node(node, times)
+        else:
+            # without backfilling the earliest free cores; with it fill_cores_minimize_holes
+            # (mode 2): the lowest-numbered cores free by the start, idle ones left as holes
+            lowest = self.scheduler.backfill
+            if lowest and start == t:
                 self.at_t += c
-            for core in range(self.C):
-                if times[core] <= start:
-                    used.append(core)
-                    if times[core] <= t:
-                        planner.claimed += 1
-                        if start > t:
-                            self._insert_hole(node, core, start)
-                    times[core] = start + wall
-                    if len(used) == c:
-                        break
-            if len(used) != c:
+            got = _k.take_cores(
+                self.avail, self.cid, node, c, start, start + wall, t, lowest,
+                self._used, self._free_now,
+            )  # fmt: skip
+            if got != c:
                 raise SimulationError(
                     f"scheduler {self.scheduler.name}: node {node} cannot hold job "
                     f"{self.workload.job_id[job]} at {start}"
                 )
-            if node == self.biggest_hole_id:
-                self._new_biggest_hole()
-        else:
-            row_ids = self.cid[node].tolist()
-            row_t = self.avail[node].tolist()
-            for k in range(c):
-                core = row_ids[k]
-                used.append(core)
-                if row_t[k] <= t:
-                    planner.claimed += 1
-                times[core] = start + wall
-        self._sort_node(node, times)
+            used = self._used[:c].tolist()
+            free = self._free_now[:c].tolist()
+            planner.claimed += sum(free)
+            if lowest:
+                if start > t:
+                    for core, idle in zip(used, free, strict=True):
+                        if idle:
+                            self._insert_hole(node, core, start)
+                if node == self.biggest_hole_id:
+                    self._new_biggest_hole()
         self.plan_start[job] = start
         self.plan_node[job] = node
         self.plan_transfer[job] = transfer
@@ -788,8 +833,7 @@ class LocalitySimulator:
         if add_interval and self.scheduler.uses_files:
             e = self._entry(node, f)
             self._ivals(e).append((start, start + transfer, start + wall))
-            self._rows.pop(node, None)
-            self._row_run[node] = -1
+            self._rows.set(e, start + wall)
             self.planned_by_node[node][f] = e
             self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)
@@ -859,6 +903,8 @@ class LocalitySimulator:
                 if e.end_time < planned_end:
                     e.end_time = planned_end
             e.users += 1
+            if self._track_rows:
+                self._rows_base.set(e, e.end_time)
             if e.users == 1:
                 self.live_by_node[node][f] = e
                 self.live_by_file.setdefault(f, {})[node] = e
@@ -924,6 +970,9 @@ class LocalitySimulator:
                         self.ended_now = []
                         self.ended_at = t
                     self.ended_now.append(e)
+                    if self._track_rows:
+                        self._rows_base.set(e, t)
+                        self._ended_rows.append(e)
         return ended
 
     def _reset(self) -> None:
@@ -936,6 +985,7 @@ class LocalitySimulator:
         self.avail = np.take_along_axis(times, order, axis=1)
         self.cid = order.astype(np.int64)
         self.holes = [[] for _ in range(self.N)]
+        self.hole_count[:] = 0
         self.hole_nodes_count = 0
         self.hole_set.clear()
         self.biggest_hole = 0

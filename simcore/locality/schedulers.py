@@ -48,6 +48,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+import schedbench.simcore.locality._kernels as _k
 from schedbench.simcore.errors import ConfigError
 from schedbench.simcore.kinds.placement.problem import PlacementDecision, PlacementProblem
 from schedbench.simcore.locality.engine import Planner
@@ -70,20 +71,15 @@ SCHEDULER_NAMES = (
 )
 
 
-def select_reference(
-    partial: np.ndarray,
-    w_evict: np.ndarray,
-    exact: Any,
-    single: bool,
-    exact_many: Any = None,
-) -> int:
+def select_reference(partial: np.ndarray, w_evict: np.ndarray, exact: Any, single: bool) -> int:
     """The first index of smallest (truncated) score, computing the eviction term only where
     it can matter: ``partial[i]`` = EAT + W_load·TL (float32 or float64), ``exact(i)`` the full
     score of ``i``. Candidates are visited by increasing lower bound; the full score never
     undercuts its partial sum, so the visit stops once no candidate can beat the best.
-    ``exact_many(indices)``, if given, returns the full scores of all ``indices`` at once (the
-    same values as ``exact``): the candidates that may be visited are then scored in one
-    vectorised step."""
+
+    This is the readable statement of the rule; the schedulers run the compiled
+    :func:`simcore.locality._kernels.select_reference`, which returns the same node
+    (``tests/test_locality_kernels.py`` checks both against scoring every node)."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
     i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):
@@ -92,40 +88,15 @@ def select_reference(
     best_i = i0
     # only candidates whose lower bound does not exceed the first full score can win: sort those
     cand = np.flatnonzero(lb <= best_v)
-    if cand.size > 1:
-        order = cand[np.lexsort((cand, lb[cand]))]
-        known: dict[int, Any] = {}
-        need = order[(order != i0) & (w_evict[order] != 0)] if exact_many is not None else None
-        pos, chunk = 0, 16  # score the candidates in visit order, in chunks of growing size
-        for i in order.tolist():
-            if i == i0:
-                continue
-            if lb[i] > best_v or (lb[i] == best_v and i > best_i):
-                break
-            if not w_evict[i]:
-                v = lb[i]
-            elif need is None:
-                v = exact(i)
-            else:
-                if i not in known:
-                    take = need[pos : pos + chunk]
-                    pos += take.size
-                    chunk *= 2
-                    known.update(zip(take.tolist(), exact_many(take), strict=True))
-                v = known[i]
-            if v < best_v or (v == best_v and i < best_i):
-                best_v, best_i = v, i
+    for i in cand[np.lexsort((cand, lb[cand]))].tolist():
+        if i == i0:
+            continue
+        if lb[i] > best_v or (lb[i] == best_v and i > best_i):
+            break
+        v = exact(i) if w_evict[i] else lb[i]
+        if v < best_v or (v == best_v and i < best_i):
+            best_v, best_i = v, i
     return best_i
-
-
-def _trunc_full_many(partial: np.ndarray, w2: np.ndarray, e: np.ndarray, single: bool) -> list[Any]:
-    """:func:`_trunc_full` elementwise (the same float32 / float64 operations)."""
-    if single:
-        term = (w2.astype(np.float32) * e.astype(np.float32)).astype(np.float32)
-        full = (partial.astype(np.float32) + term).astype(np.float32)
-        return [int(x) for x in np.trunc(full).tolist()]
-    out: list[Any] = (partial.astype(np.float64) + w2.astype(np.float64) * e).tolist()
-    return out
 
 
 def _trunc_full(partial_i: Any, w2: float, e: float, single: bool) -> Any:
@@ -335,25 +306,16 @@ class ScoreScheduler(_Base):
                 c2.setflags(write=False)
                 pair = self._const_weights[key] = (c1, c2)
             return pair
-        v1 = np.full(n, w1, dtype=np.int64)
-        v2 = np.full(n, w2, dtype=np.int64)
-        if self.rule == "leo":
-            now_nodes = eat == p.now
-            if p.options.leo_sticky:
-                hit = np.flatnonzero(now_nodes)
-                if hit.size:
-                    v1[hit[0] :] = 1
-                    v2[hit[0] :] = 0
-            else:
-                v1[now_nodes] = 1
-                v2[now_nodes] = 0
+        v1 = np.empty(n, dtype=np.int64)
+        v2 = np.empty(n, dtype=np.int64)
+        _k.leo_weights(eat, p.now, w1, w2, p.options.leo_sticky, v1, v2)
         return v1, v2
 
     # -- scoring ---------------------------------------------------------------------------------
     def _partial(self, p: Planner, eat: np.ndarray, tl: np.ndarray, w1: np.ndarray) -> np.ndarray:
-        if p.single:
-            return (eat.astype(np.float32) + w1.astype(np.float32) * tl).astype(np.float32)
-        return eat.astype(np.float64) + w1 * tl
+        out = np.empty(eat.size, dtype=np.float32 if p.single else np.float64)
+        _k.partial_scores(eat, tl, w1, out, p.single)
+        return out
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
         total = p.total_cores
@@ -387,12 +349,6 @@ class ScoreScheduler(_Base):
         tl = p.load_terms(j, eat)
         w1, w2 = self._weights(p, eat)
         partial = self._partial(p, eat, tl, w1)
-        single = p.single
-
-        def exact(i: int) -> Any:
-            e = p.evict_term(j, i, int(eat[i]))
-            return _trunc_full(partial[i], float(w2[i]), e, single)
-
         if self._pose(p):
             problem = PlacementProblem(
                 now=float(p.now),
@@ -414,11 +370,7 @@ class ScoreScheduler(_Base):
                 p.place(j, node, start, int(tl[node]))
                 return
 
-        def exact_many(idx: np.ndarray) -> list[Any]:
-            e = p.evict_terms(j, idx, eat[idx])
-            return _trunc_full_many(partial[idx], w2[idx], e, single)
-
-        node = select_reference(partial, w2, exact, single, exact_many)
+        node, _score = p.select_reference(j, partial, w2, eat)
         p.place(j, node, int(eat[node]), int(tl[node]))
 
     def _place_bf(self, p: Planner, j: int) -> None:
@@ -488,23 +440,7 @@ class ScoreScheduler(_Base):
                 return
 
         # the reference rule over the candidates in scan order (normal, then backfilled)
-        normal = select_reference(
-            partial,
-            w2,
-            lambda i: _trunc_full(
-                partial[i], float(w2[i]), p.evict_term(j, i, int(eat[i])), single
-            ),
-            single,
-            lambda idx: _trunc_full_many(
-                partial[idx], w2[idx], p.evict_terms(j, idx, eat[idx]), single
-            ),
-        )
-        best_v: Any = _trunc_full(
-            partial[normal],
-            float(w2[normal]),
-            p.evict_term(j, normal, int(eat[normal])) if w2[normal] else 0.0,
-            single,
-        )
+        normal, best_v = p.select_reference(j, partial, w2, eat)
         best_key = (normal, 0)
         choice: tuple[int, int, int, float] | None = None
         for n, from_hole, outside, tl_n, part in bf:
