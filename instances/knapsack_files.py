@@ -135,7 +135,7 @@ def read_sac94(path: str | Path) -> list[KnownOptimum]:
         tokens.extend((tok, number) for tok in numbers)
     labels = dict(starts)
     pos = 0
-    instances = []
+    instances: list[KnownOptimum] = []
 
     def take(count: int, what: str) -> list[float]:
         nonlocal pos
