@@ -23,11 +23,12 @@ Model (the same for every M; data made integral by ``solvers._integral``)::
   between adjacent supported points by ε-steps; every solve runs on a model without the items
   an exact LP bound (``solvers._two_phase``) fixes for every selection that could lie in the
   segment's or triangle's region. Supported points spread over the whole front come first, so
-  the anytime front is far better early (IGD+ after 1 s on ZT 100.2: 0.013 against 0.35 for the
-  ε-walk from the ends, measured under load in ``bench/benchmarks/exact_backends.py``). The
-  total work is about the ε-method's: on the Zitzler–Thiele-recipe 250-item stand-in (570
-  points) 641 solves, 152 CPU s, on models of 138 free items on average — the triangles are too
-  deep (about one item's profit) for the fixing to remove most of the 250 items.
+  the anytime front is far better early (IGD+ after 1 s on ZT 100.2: 0.012-0.013 against
+  0.26-0.35 for the ε-walk from the ends, two runs under load, ``bench/benchmarks/
+  exact_backends.py``). On ZT 100.2 both take about 3 CPU s; on the Zitzler–Thiele-recipe
+  250-item stand-in (570 points) two-phase needs 641 solves and 152 CPU s, the ε-method (one
+  worker) had spent 380 CPU s on 460 points. Still far from 30 s: the triangles are deep (about
+  one item's profit), so the fixing leaves 138 of the 250 items free on average.
 * **M >= 3, weighted sum with dominance cuts**: maximise f_0 + ... + f_{M-1} (strictly positive
   weights) over the region that excludes every point weakly dominated by a front point already
   found (for each found point p, the disjunction "f_i >= p_i + 1 for some i", one enforcement
