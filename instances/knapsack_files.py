@@ -3,6 +3,15 @@
 * OR-Library multidimensional knapsack (``mknap1.txt``, Beasley): the number of instances, then
   per instance ``n m opt``, the n profits, the m × n constraint matrix row by row and the m
   capacities, all whitespace separated. Maximise profit · x subject to A x <= b.
+  ``mknapcb1.txt`` … ``mknapcb9.txt`` (Chu & Beasley) have the same layout, with ``opt`` = 0
+  where the optimum was not known when the file was written (``KnownOptimum.known`` is False).
+* OR-Library ``mknap2.txt`` (the SAC-94 collection: PB, HP, PETERSEN, SENTO, WEING, WEISH; 48
+  instances) has another layout, read by :func:`read_sac94`: per instance a name (or comment)
+  line, then ``m n`` (constraints first), the n profits, the m capacities, the m × n constraint
+  matrix row by row, and the optimum. Lines holding anything but numbers (names, ``//`` or ``#``
+  comments) are labels, not data. This layout is our reading of two independent public parsers
+  of that file (the file itself is not in ../shared here); :func:`read_knapsack_collection`
+  picks the layout from the first data line (one number: OR-Library ``mknap``; two: SAC-94).
 * Zitzler–Thiele (1999) multi-objective knapsack (``knapsack.100.2``): for each knapsack k a
   ``knapsack k:`` block with ``capacity: +C`` and, per item, ``weight: +w`` and ``profit: +p``.
   Objective k is Σ profit_k x (maximised), constraint k is Σ weight_k x <= capacity_k. The
@@ -30,6 +39,11 @@ class KnownOptimum:
     name: str
     problem: SelectionProblem
     optimum: float
+
+    @property
+    def known(self) -> bool:
+        """False when the file reports 0 (OR-Library's mark for an optimum not known)."""
+        return self.optimum != 0
 
 
 def _tokens(path: Path) -> list[tuple[str, int]]:
@@ -88,6 +102,86 @@ def read_mknap(path: str | Path) -> list[KnownOptimum]:
             source=str(path),
         )
     return instances
+
+
+def _numeric(line: str) -> list[str] | None:
+    """The tokens of a line made only of numbers, or None (a name, a comment, a blank line)."""
+    tokens = line.split()
+    if not tokens:
+        return None
+    for tok in tokens:
+        try:
+            float(tok)
+        except ValueError:
+            return None
+    return tokens
+
+
+def read_sac94(path: str | Path) -> list[KnownOptimum]:
+    """Every instance of an OR-Library ``mknap2.txt`` (SAC-94 layout; module docstring)."""
+    path = Path(path)
+    label = ""
+    tokens: list[tuple[str, int]] = []
+    starts: list[tuple[int, str]] = []  # (token index, label) where an instance may start
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        numbers = _numeric(line)
+        if numbers is None:
+            if line.strip():
+                label = line.strip().lstrip("/#").strip()
+            continue
+        if label:
+            starts.append((len(tokens), label))
+            label = ""
+        tokens.extend((tok, number) for tok in numbers)
+    labels = dict(starts)
+    pos = 0
+    instances: list[KnownOptimum] = []
+
+    def take(count: int, what: str) -> list[float]:
+        nonlocal pos
+        if pos + count > len(tokens):
+            line = tokens[-1][1] if tokens else 1
+            raise ProblemError(
+                f"line {line}", f"{count} more numbers ({what})", "end of file", source=str(path)
+            )
+        chunk = tokens[pos : pos + count]
+        pos += count
+        return [float(tok) for tok, _line in chunk]
+
+    while pos < len(tokens):
+        index = len(instances) + 1
+        name = labels.get(pos, f"#{index}")
+        m, n = (int(v) for v in take(2, f"instance {index}: m n"))
+        if m < 1 or n < 1:
+            raise ProblemError(
+                f"line {tokens[pos - 1][1]}",
+                "m >= 1 constraints and n >= 1 items",
+                (m, n),
+                source=str(path),
+            )
+        profits = take(n, f"instance {index}: {n} profits")
+        capacities = take(m, f"instance {index}: {m} capacities")
+        rows = [take(n, f"instance {index}: constraint row {r + 1}") for r in range(m)]
+        (opt,) = take(1, f"instance {index}: the optimum")
+        problem = SelectionProblem(
+            capacities=capacities,
+            demands=np.array(rows).T,
+            objectives=[profits],
+            resources=tuple(f"c{r + 1}" for r in range(m)),
+            objective_names=("profit",),
+        )
+        instances.append(KnownOptimum(f"{path.name}#{index} {name}".strip(), problem, opt))
+    return instances
+
+
+def read_knapsack_collection(path: str | Path) -> list[KnownOptimum]:
+    """An OR-Library multidimensional knapsack file in either layout (module docstring)."""
+    path = Path(path)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        numbers = _numeric(line)
+        if numbers is not None:
+            return read_mknap(path) if len(numbers) == 1 else read_sac94(path)
+    raise ProblemError("(file)", "at least one line of numbers", None, source=str(path))
 
 
 _ZT_LINE = re.compile(

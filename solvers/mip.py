@@ -17,6 +17,10 @@ Variables ``x_j ∈ {0, 1}`` (job j starts now); ``Σ_j d_jk x_j <= C_k`` for ev
   would contradict the point's lexicographic optimality).
   2|F| + 1 solves for a front F, and no solve is infeasible: an infeasibility proof is often the
   hardest solve, and CBC 2.10.3 crashes on some (below).
+  ``second_stage="lazy"`` skips the second stage: a first-stage answer x is only a
+  candidate, confirmed by the next step (eps = f2(x) + 1 returns a smaller f1) or replaced by it
+  (the same f1 again: x was weakly dominated). About |F| + 1 solves instead of 2|F| + 1; on the
+  Zitzler–Thiele 100.2 front under load it found 29 points in 30 s against 19 (issue 17).
 * ``M >= 2``, ``pareto_method="dominance-cuts"`` (the default for M >= 3, and of ``mip-cbc`` for
   M = 2, where it is the faster of the two for CBC): weighted sum with dominance cuts.
   Repeatedly maximise Σ_i f_i (weights 1 on the integer-scaled objectives) over the selections
@@ -190,6 +194,8 @@ CBC_MAX_COEFFICIENT = 10**12
 #: optimality; the relative gap is 0.
 GAP_ABS = 0.5
 PARETO_METHODS = ("auto", "epsilon", "dominance-cuts")
+#: When the epsilon method runs its lexicographic second stage (``second_stage``).
+SECOND_STAGES = ("always", "lazy")
 _INCONSISTENT = (
     "the solver's answers contradict each other (a proven optimum was beaten); not trusted as proof"
 )
@@ -594,6 +600,11 @@ class _MIPSolver(BaseSolver):
         "'auto' (mip-highs: epsilon for M = 2; otherwise dominance-cuts; the faster in "
         "bench/mip_speed.py)",
     )
+    second_stage: str = param(
+        "always",
+        "M = 2 epsilon: 'always' (max f2 with f1 held, for every point: 2|F|+1 solves) or "
+        "'lazy' (a point is confirmed by the next step instead: about |F|+1 solves)",
+    )
     reduce: bool = param(
         True,
         "exact reductions: gcd per row, capacities lowered to reachable sums, identical jobs "
@@ -624,6 +635,11 @@ class _MIPSolver(BaseSolver):
             f"one of {', '.join(PARETO_METHODS)}",
         )
         self._require(isinstance(self.reduce, bool), "reduce", "true or false")
+        self._require(
+            self.second_stage in SECOND_STAGES,
+            "second_stage",
+            f"one of {', '.join(SECOND_STAGES)}",
+        )
 
     # -- protocol ----------------------------------------------------------------------------
     def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:
@@ -760,6 +776,8 @@ class _MIPSolver(BaseSolver):
         if end is not None:
             return end, selections, []
         top_f2, anchor_f1 = float(f2 @ anchor), float(f1 @ anchor)
+        if self.second_stage == "lazy":
+            return self._epsilon_lazy(session, selections, proven, top_f2, anchor_f1)
         eps: float | None = None
         cap: float | None = None
         while True:
@@ -789,6 +807,76 @@ class _MIPSolver(BaseSolver):
                 break
             eps = float(f2 @ x) + 1
             cap = float(f1 @ x) - 1 if point_proven else None
+        status = Status.OPTIMAL if proven else Status.FEASIBLE
+        if not proven and not notes:
+            notes.append("some solves stopped without proof")
+        return status, selections, notes
+
+    def _epsilon_lazy(
+        self,
+        session: _Session,
+        selections: list[list[int]],
+        proven: bool,
+        top_f2: float,
+        anchor_f1: float,
+    ) -> tuple[Status, list[list[int]], list[str]]:
+        """The epsilon sweep without a second stage per point (``second_stage="lazy"``).
+
+        z1 = max f1 s.t. f2 >= eps (and f1 <= cap) gives a *candidate* x; the next step uses
+        eps = f2(x) + 1 with the same cap. If it returns a smaller f1, no selection has f1 = z1
+        and f2 > f2(x), so x was the lexicographic maximum: a front point (emitted, and
+        cap = z1 − 1 from then on). If it returns f1 = z1 again, x was weakly dominated and the
+        new answer replaces it. The sweep ends, as the eager one, at the anchor's f1. Each point
+        costs one solve plus one per dominated candidate, instead of two."""
+        model = session.model
+        f1, f2 = model.objectives[0].astype(np.float64), model.objectives[1].astype(np.float64)
+        notes: list[str] = []
+        eps: float | None = None
+        cap: float | None = None
+        pending: tuple[np.ndarray, bool] | None = None  # candidate, and whether its solve proved
+
+        def emit(x: np.ndarray) -> None:
+            selections.append(model.selection(x[: model.objectives.shape[1]]))
+            session.record(_Result("optimal", x, {}), None)
+
+        while True:
+            rows = []
+            if eps is not None:
+                rows.append((f2, eps, math.inf))
+            if cap is not None:
+                rows.append((f1, -math.inf, cap))
+            first = session.solve(f1, rows)
+            if first.x is None:
+                if pending is not None:
+                    emit(pending[0])  # a feasible candidate, maybe not on the front
+                if first.status == "infeasible":  # impossible if the anchor is right
+                    proven = False
+                    break
+                return self._stopped(session, first) or Status.ERROR, selections, notes
+            z1 = float(f1 @ first.x)
+            solved = first.status == "optimal"
+            if pending is not None and z1 < float(f1 @ pending[0]):
+                emit(pending[0])  # confirmed (if both solves were proofs)
+                proven = proven and pending[1] and solved
+                cap = float(f1 @ pending[0]) - 1 if pending[1] and solved else None
+                pending = None
+            elif pending is not None and z1 > float(f1 @ pending[0]):
+                notes.append(_INCONSISTENT)  # a larger f1 under a tighter eps: a wrong proof
+                proven = False
+                emit(first.x)
+                break
+            if z1 <= anchor_f1:
+                proven = proven and solved
+                break
+            if float(f2 @ first.x) >= top_f2:
+                notes.append(_INCONSISTENT)
+                proven = False
+                break
+            if session.stopped_by_time:
+                emit(first.x)
+                return Status.TIMEOUT, selections, notes
+            pending = (first.x, solved)  # replaces a dominated candidate with the same f1
+            eps = float(f2 @ first.x) + 1
         status = Status.OPTIMAL if proven else Status.FEASIBLE
         if not proven and not notes:
             notes.append("some solves stopped without proof")

@@ -3,12 +3,14 @@ the ε-constraint's paths (two ends, the fallback to cuts, two solves for huge n
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from schedbench.instances.knapsack_files import read_front, read_mknap, read_zitzler_thiele
+from schedbench.instances.knapsack_recipes import zitzler_thiele
 from schedbench.instances.windows import theta_window
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
@@ -200,3 +202,100 @@ def test_anytime_trace_is_monotone():
     assert values[-1] == pytest.approx(d.objectives[0])
     times = [t.time_s for t in d.trace]
     assert times == sorted(times)
+
+
+# -- method="two-phase" (issue 17 target 4) --------------------------------------------------------
+TWO_PHASE = CPSATSolver(method="two-phase")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("demand_objectives", [False, True])
+def test_two_phase_agrees_with_exhaustive(seed, demand_objectives, workers):
+    problem = random_problem(
+        seed, 12, 2 + seed % 2, 2, objectives_are_demands=demand_objectives, must_include=seed % 3
+    )
+    got = CPSATSolver(method="two-phase", workers=workers).solve(problem, Budget(30))
+    want = EXHAUSTIVE.solve(problem, Budget(30))
+    assert got.status == want.status == Status.OPTIMAL
+    assert _front(got) == _front(want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_phase_agrees_with_epsilon_on_zitzler_thiele_recipe(seed):
+    # Fronts of 10-40 points, where the fixing leaves few items free in most triangles.
+    problem = zitzler_thiele(seed, n=30)
+    got = TWO_PHASE.solve(problem, Budget(30))
+    want = CPSAT.solve(problem, Budget(30))
+    assert got.status == want.status == Status.OPTIMAL
+    assert _front(got) == _front(want) and len(_front(got)) >= 5
+
+
+@needs_knapsack
+def test_two_phase_zitzler_thiele_front_exactly():
+    problem = read_zitzler_thiele(KNAPSACK / "knapsack.100.2")
+    expected = sorted(map(tuple, read_front(KNAPSACK / "knapsack.100.2.pareto").tolist()))
+    d = CPSATSolver(method="two-phase", workers=2).solve(problem, Budget(30))
+    assert d.status == Status.OPTIMAL, f"{len(d.pareto)} of 121 points before the deadline"
+    assert _front(d) == expected
+
+
+def test_two_phase_timeout_reports_only_front_points(monkeypatch):
+    # Anytime: every point found before the time limit (the trace) is on the exact front, and
+    # the limit is honoured. Each LP bound is made 50 ms slower, so that the ~30-point front
+    # cannot be finished within the 0.3 s limit on any machine.
+    problem = zitzler_thiele(4, n=40)
+    exact = set(_front(CPSAT.solve(problem, Budget(30))))
+    slow_of = cpsat_module._two_phase.Bound.of
+
+    def slow(*args, **kwargs):
+        time.sleep(0.05)
+        return slow_of(*args, **kwargs)
+
+    monkeypatch.setattr(cpsat_module._two_phase.Bound, "of", slow)
+    start = time.perf_counter()
+    d = CPSATSolver(method="two-phase", time_limit_s=0.3).solve(problem, Budget(30))
+    assert d.status == Status.TIMEOUT and time.perf_counter() - start < 2.0
+    assert {tuple(p.objectives) for p in d.trace} <= exact
+
+
+def test_two_phase_falls_back_to_epsilon_with_a_constant_objective():
+    problem = random_problem(3, 10, 2, 2, objectives_are_demands=False)
+    flat = SelectionProblem(
+        capacities=problem.capacities,
+        demands=problem.demands,
+        objectives=[problem.objectives[0], np.zeros(problem.w)],
+    )
+    assert not cpsat_module._two_phase_applies(IntegralForm.of(flat))
+    got = TWO_PHASE.solve(flat, Budget(30))
+    assert got.status == Status.OPTIMAL and _front(got) == _front(
+        EXHAUSTIVE.solve(flat, Budget(30))
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reduced_cost_fixing_is_valid(seed):
+    # Every selection reaching the threshold keeps the items the bound fixes (exhaustive check).
+    from itertools import product
+
+    from schedbench.solvers._two_phase import Bound
+
+    rng = np.random.default_rng(seed)
+    w = 10
+    demands = rng.integers(1, 30, size=(w, 2))
+    capacities = demands.sum(axis=0) // 2
+    objectives = rng.integers(1, 40, size=(2, w))
+    lam = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+    values = []
+    for bits in product((0, 1), repeat=w):
+        x = np.array(bits)
+        if np.all(demands.T @ x <= capacities):
+            values.append((x, int(lam[0] * objectives[0] @ x + lam[1] * objectives[1] @ x)))
+    best = max(v for _x, v in values)
+    bound = Bound.of(demands, capacities, lam, objectives, [0, 1])
+    assert bound.z >= best * (1 << 20)  # an upper bound (scaled)
+    for threshold in (best, best - 5, best - 20, best + 1):
+        fix = bound.fixing(threshold)
+        for x, v in values:
+            if v >= threshold:
+                assert all(x[j] == 1 for j in fix.ones) and all(x[j] == 0 for j in fix.zeros)

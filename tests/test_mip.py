@@ -34,6 +34,8 @@ VARIANTS = [
     CBCSolver(pareto_method="epsilon"),
     HiGHSSolver(pareto_method="dominance-cuts"),
     HiGHSSolver(reduce=False),
+    HiGHSSolver(second_stage="lazy"),  # the epsilon sweep confirming points by the next step
+    CBCSolver(pareto_method="epsilon", second_stage="lazy"),
 ]
 
 
@@ -388,6 +390,7 @@ def test_script_importing_ortools_without_main_guard(tmp_path):
         {"threads": 2.0},
         {"pareto_method": "weighted"},
         {"reduce": "yes"},
+        {"second_stage": "never"},
     ],
 )
 def test_bad_parameters_are_rejected(kwargs):
@@ -399,7 +402,7 @@ def test_ids_and_parameters():
     assert CBCSolver().id == "mip-cbc"
     assert HiGHSSolver(threads=2, time_limit_s=5).id == "mip-highs[threads=2,time_limit_s=5]"
     names = [p[0] for p in HiGHSSolver.parameters()]
-    assert names == ["time_limit_s", "threads", "pareto_method", "reduce"]
+    assert names == ["time_limit_s", "threads", "pareto_method", "second_stage", "reduce"]
 
 
 def test_epsilon_declines_three_objectives():
