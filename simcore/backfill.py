@@ -411,6 +411,22 @@ class ConservativeBackfill(Backfiller):
         free = view.free  # live: it shows every start yielded below once the engine applied it
         full = free[0] < 1
         blocked = False
+        if full:
+            # Nothing can start (every job needs a node): booked jobs keep their bookings, new
+            # ones are booked — the full pass's outcome, without visiting the booked jobs.
+            for j in [j for j in rest if j not in book]:
+                dur = hold[j]
+                if dur > 0:
+                    d = dem[j]
+                    slot = _earliest1(times, avail, d[0], dur)
+                    if slot >= 0:
+                        s = times[slot]
+                        _book1(times, avail, s, s + dur, -d[0])
+                        book[j] = (s, s + dur, d)
+                        lean.seq += 1
+                        placed[j] = lean.seq
+            rest = ()
+        grown_seq = lean.grown_seq
         for j in rest:
             old = book.get(j)
             if old is not None:
@@ -418,6 +434,9 @@ class ConservativeBackfill(Backfiller):
                     blocked = True
                     continue
                 s0, e0, d0 = old
+                if s0 > now and placed.get(j, 0) >= grown_seq:
+                    blocked = True  # no more nodes free to it anywhere since it was placed
+                    continue
                 if s0 == now:  # due now (the full pass finds the same slot)
                     if d0[0] <= free[0]:
                         del book[j]
@@ -432,8 +451,8 @@ class ConservativeBackfill(Backfiller):
                     if grown is None:
                         blocked = True
                         continue
-                    lo = bisect.bisect_left(times, s0)
-                    hi = bisect.bisect_left(times, e0, lo)
+                    lo = _split(times, avail, s0)  # compaction may have merged them away
+                    hi = _split(times, avail, e0)
                     # starts whose span cannot meet any growth were impossible before
                     first = bisect.bisect_right(times, grown[0] - hold[j])
                     slot = _earlier1(times, avail, d0[0], hold[j], first, lo, hi, grown[1])
@@ -445,6 +464,7 @@ class ConservativeBackfill(Backfiller):
                     s = times[slot]
                     del book[j]
                     lean.grow(s0, e0, d0[0])
+                    grown_seq = lean.grown_seq
                     e = s + hold[j]
                     _book1(times, avail, s, e, -d0[0])
                     if slot == 0 and d0[0] <= free[0]:
@@ -461,6 +481,7 @@ class ConservativeBackfill(Backfiller):
                 placed.pop(j, None)
                 if e0 > now:
                     lean.grow(s0 if s0 > now else now, e0, d0[0])
+                    grown_seq = lean.grown_seq
             d = dem[j]
             dur = hold[j]
             if dur <= 0:  # zero-length jobs: as in the full pass
@@ -762,9 +783,11 @@ class _LeanProfile:
 
     __slots__ = (
         "avail",
+        "compact_len",
         "dirty_end",
         "dirty_seq",
         "dirty_start",
+        "grown_seq",
         "placed",
         "releases",
         "seq",
@@ -781,7 +804,8 @@ class _LeanProfile:
         self.avail = avail
         self.releases = releases  # the view's releases when the last pass ended
         # everybody was placed before this: the first lean pass tries every earlier start
-        self.seq = 1
+        self.seq = self.grown_seq = 1
+        self.compact_len = len(times)
         self.dirty_seq: list[int] = [1]
         self.dirty_start: list[float] = [-math.inf]
         self.dirty_end: list[float] = [math.inf]
@@ -791,6 +815,7 @@ class _LeanProfile:
         """``amount`` more nodes free over ``[s, e)``, recorded as growth."""
         _book1(self.times, self.avail, s, e, amount)
         self.seq += 1
+        self.grown_seq = self.seq
         self.dirty_seq.append(self.seq)
         self.dirty_start.append(s)
         self.dirty_end.append(e)
@@ -816,7 +841,18 @@ class _LeanProfile:
             self.releases = rel
         if len(self.dirty_seq) > 64 + 2 * len(self.placed):
             self._prune()
+        if len(times) > 2 * self.compact_len + 32:
+            self._compact()
         return min(avail) >= -1e-9
+
+    def _compact(self) -> None:
+        """Drop the breakpoints at which nothing changes (ends of jobs that ended early and
+        bookings that moved leave them behind; the earliest starts do not depend on them)."""
+        times, avail = self.times, self.avail
+        keep = [0, *(m for m in range(1, len(avail)) if avail[m] != avail[m - 1])]
+        times[:] = [times[m] for m in keep]
+        avail[:] = [avail[m] for m in keep]
+        self.compact_len = len(times)
 
     def _prune(self) -> None:
         """Forget growth every booked job has been placed after."""
@@ -835,6 +871,15 @@ class _LeanProfile:
         if k == len(self.dirty_seq) - 1:
             return self.dirty_start[k], self.dirty_end[k]
         return min(self.dirty_start[k:]), max(self.dirty_end[k:])
+
+
+def _split(times: list[float], avail: list[float], t: float) -> int:
+    """The index of a breakpoint at ``t`` (> the first), inserted if there is none."""
+    i = bisect.bisect_left(times, t)
+    if i == len(times) or times[i] != t:
+        times.insert(i, t)
+        avail.insert(i, avail[i - 1])
+    return i
 
 
 def _book1(times: list[float], avail: list[float], s: float, e: float, amount: float) -> None:
@@ -881,10 +926,14 @@ def _earlier1(
     """The earliest breakpoint index in ``[first, own_lo)`` with time before ``until`` from
     which a job booked on breakpoints ``[own_lo, own_hi)`` fits for ``dur`` once its own
     booking is given back (its own span always fits: the profile is never negative); -1: none
-    (it keeps its booking). The same sweep as ``_earliest``."""
+    (it keeps its booking). The same sweep as ``_earliest``, after a test in C of the
+    condition every start must meet first: enough nodes free at the start itself."""
+    stop = own_lo if times[own_lo - 1] < until else bisect.bisect_left(times, until, 0, own_lo)
+    if stop <= first or max(avail[first:stop]) < need:
+        return -1
     n = len(times)
     s = first
-    while s < own_lo and times[s] < until:
+    while s < stop:
         end = times[s] + dur
         m = s
         while m < n and (times[m] < end or m == s):
