@@ -395,7 +395,7 @@ class ConservativeBackfill(Backfiller):
         if upcoming:
             yield WakeAt(min(upcoming))
         if adopt:  # nodes only: the profile is one number per breakpoint
-            self._lean = _LeanProfile(times, [row[0] for row in avails], view.releases)
+            self._lean = _LeanProfile(times, [row[0] for row in avails], view.releases, book)
 
     def _lean_pass(
         self, view: MachineView, lean: _LeanProfile, rest: Sequence[int], now: float
@@ -427,6 +427,8 @@ class ConservativeBackfill(Backfiller):
                         placed[j] = lean.seq
             rest = ()
         grown_seq = lean.grown_seq
+        # per pass, until the growth changes: the growth since each index into it
+        summary: dict[int, tuple[float, float]] = {}
         for j in rest:
             old = book.get(j)
             if old is not None:
@@ -447,17 +449,35 @@ class ConservativeBackfill(Backfiller):
                         blocked = True
                     continue
                 if s0 > now:
-                    grown = lean.since(j)
-                    if grown is None:
+                    # the growth since it was placed: a new start must have its span meet it
+                    ds = lean.dirty_seq
+                    k = bisect.bisect_right(ds, placed.get(j, 0))
+                    if k == len(ds):
+                        blocked = True
+                        continue
+                    if k == len(ds) - 1:
+                        g0, g1 = lean.dirty_start[k], lean.dirty_end[k]
+                    else:
+                        g = summary.get(k)
+                        if g is None:
+                            g = summary[k] = min(lean.dirty_start[k:]), max(lean.dirty_end[k:])
+                        g0, g1 = g
+                    dur = hold[j]
+                    need = d0[0]
+                    first = bisect.bisect_right(times, g0 - dur) if g0 - dur >= now else 0
+                    stop = bisect.bisect_left(times, s0 if s0 < g1 else g1, first)
+                    lean.seq += 1
+                    placed[j] = lean.seq
+                    # every start needs enough nodes free at the start itself (tested in C)
+                    if stop <= first:
+                        blocked = True
+                        continue
+                    if max(avail[first:stop]) < need:
                         blocked = True
                         continue
                     lo = _split(times, avail, s0)  # compaction may have merged them away
-                    hi = _split(times, avail, e0)
-                    # starts whose span cannot meet any growth were impossible before
-                    first = bisect.bisect_right(times, grown[0] - hold[j])
-                    slot = _earlier1(times, avail, d0[0], hold[j], first, lo, hi, grown[1])
-                    lean.seq += 1
-                    placed[j] = lean.seq
+                    hi = _split(times, avail, e0)  # (both after ``stop``: it stays valid)
+                    slot = _earlier1(times, avail, need, dur, first, stop, lo, hi)
                     if slot < 0:
                         blocked = True
                         continue
@@ -465,6 +485,7 @@ class ConservativeBackfill(Backfiller):
                     del book[j]
                     lean.grow(s0, e0, d0[0])
                     grown_seq = lean.grown_seq
+                    summary.clear()
                     e = s + hold[j]
                     _book1(times, avail, s, e, -d0[0])
                     if slot == 0 and d0[0] <= free[0]:
@@ -482,6 +503,7 @@ class ConservativeBackfill(Backfiller):
                 if e0 > now:
                     lean.grow(s0 if s0 > now else now, e0, d0[0])
                     grown_seq = lean.grown_seq
+                    summary.clear()
             d = dem[j]
             dur = hold[j]
             if dur <= 0:  # zero-length jobs: as in the full pass
@@ -799,6 +821,7 @@ class _LeanProfile:
         times: list[float],
         avail: list[float],
         releases: tuple[tuple[float, int, tuple[float, ...]], ...],
+        booked: dict[int, Booking],
     ):
         self.times = times
         self.avail = avail
@@ -809,7 +832,7 @@ class _LeanProfile:
         self.dirty_seq: list[int] = [1]
         self.dirty_start: list[float] = [-math.inf]
         self.dirty_end: list[float] = [math.inf]
-        self.placed: dict[int, int] = {}
+        self.placed: dict[int, int] = dict.fromkeys(booked, 0)
 
     def grow(self, s: float, e: float, amount: float) -> None:
         """``amount`` more nodes free over ``[s, e)``, recorded as growth."""
@@ -843,7 +866,9 @@ class _LeanProfile:
             self._prune()
         if len(times) > 2 * self.compact_len + 32:
             self._compact()
-        return min(avail) >= -1e-9
+            # never negative by construction; checked now and then, a from-scratch pass if so
+            return min(avail) >= -1e-9
+        return True
 
     def _compact(self) -> None:
         """Drop the breakpoints at which nothing changes (ends of jobs that ended early and
@@ -862,15 +887,6 @@ class _LeanProfile:
             del self.dirty_seq[:k]
             del self.dirty_start[:k]
             del self.dirty_end[:k]
-
-    def since(self, j: int) -> tuple[float, float] | None:
-        """(earliest start, latest end) of the growth since job ``j`` was placed; None: none."""
-        k = bisect.bisect_right(self.dirty_seq, self.placed.get(j, 0))
-        if k == len(self.dirty_seq):
-            return None
-        if k == len(self.dirty_seq) - 1:
-            return self.dirty_start[k], self.dirty_end[k]
-        return min(self.dirty_start[k:]), max(self.dirty_end[k:])
 
 
 def _split(times: list[float], avail: list[float], t: float) -> int:
@@ -919,18 +935,14 @@ def _earlier1(
     need: float,
     dur: float,
     first: int,
+    stop: int,
     own_lo: int,
     own_hi: int,
-    until: float,
 ) -> int:
-    """The earliest breakpoint index in ``[first, own_lo)`` with time before ``until`` from
-    which a job booked on breakpoints ``[own_lo, own_hi)`` fits for ``dur`` once its own
-    booking is given back (its own span always fits: the profile is never negative); -1: none
-    (it keeps its booking). The same sweep as ``_earliest``, after a test in C of the
-    condition every start must meet first: enough nodes free at the start itself."""
-    stop = own_lo if times[own_lo - 1] < until else bisect.bisect_left(times, until, 0, own_lo)
-    if stop <= first or max(avail[first:stop]) < need:
-        return -1
+    """The earliest breakpoint index in ``[first, stop)`` (``stop <= own_lo``) from which a job
+    booked on breakpoints ``[own_lo, own_hi)`` fits for ``dur`` once its own booking is given
+    back (its own span always fits: the profile is never negative); -1: none (it keeps its
+    booking). The same sweep as ``_earliest``."""
     n = len(times)
     s = first
     while s < stop:
