@@ -427,6 +427,8 @@ class ConservativeBackfill(Backfiller):
                         placed[j] = lean.seq
             rest = ()
         grown_seq = lean.grown_seq
+        ds, dstart, dend = lean.dirty_seq, lean.dirty_start, lean.dirty_end
+        bisect_left, bisect_right = bisect.bisect_left, bisect.bisect_right
         # per pass, until the growth changes: the growth since each index into it
         summary: dict[int, tuple[float, float]] = {}
         for j in rest:
@@ -436,7 +438,8 @@ class ConservativeBackfill(Backfiller):
                     blocked = True
                     continue
                 s0, e0, d0 = old
-                if s0 > now and placed.get(j, 0) >= grown_seq:
+                pj = placed.get(j, 0)
+                if s0 > now and pj >= grown_seq:
                     blocked = True  # no more nodes free to it anywhere since it was placed
                     continue
                 if s0 == now:  # due now (the full pass finds the same slot)
@@ -450,33 +453,32 @@ class ConservativeBackfill(Backfiller):
                     continue
                 if s0 > now:
                     # the growth since it was placed: a new start must have its span meet it
-                    ds = lean.dirty_seq
-                    k = bisect.bisect_right(ds, placed.get(j, 0))
-                    if k == len(ds):
-                        blocked = True
-                        continue
+                    k = bisect_right(ds, pj)
                     if k == len(ds) - 1:
-                        g0, g1 = lean.dirty_start[k], lean.dirty_end[k]
+                        g0, g1 = dstart[k], dend[k]
                     else:
                         g = summary.get(k)
                         if g is None:
-                            g = summary[k] = min(lean.dirty_start[k:]), max(lean.dirty_end[k:])
+                            g = summary[k] = min(dstart[k:]), max(dend[k:])
                         g0, g1 = g
                     dur = hold[j]
                     need = d0[0]
-                    first = bisect.bisect_right(times, g0 - dur) if g0 - dur >= now else 0
-                    stop = bisect.bisect_left(times, s0 if s0 < g1 else g1, first)
+                    first = bisect_right(times, g0 - dur) if g0 - dur >= now else 0
+                    stop = bisect_left(times, s0 if s0 < g1 else g1, first)
                     lean.seq += 1
                     placed[j] = lean.seq
                     # every start needs enough nodes free at the start itself (tested in C)
-                    if stop <= first:
+                    if stop <= first or max(avail[first:stop]) < need:
                         blocked = True
                         continue
-                    if max(avail[first:stop]) < need:
-                        blocked = True
-                        continue
-                    lo = _split(times, avail, s0)  # compaction may have merged them away
-                    hi = _split(times, avail, e0)  # (both after ``stop``: it stays valid)
+                    # its own span's breakpoints (compaction may have merged them away; both
+                    # lie after ``stop``, which stays valid)
+                    lo = bisect_left(times, s0, stop)
+                    if lo == len(times) or times[lo] != s0:
+                        lo = _split(times, avail, s0)
+                    hi = bisect_left(times, e0, lo)
+                    if hi == len(times) or times[hi] != e0:
+                        hi = _split(times, avail, e0)
                     slot = _earlier1(times, avail, need, dur, first, stop, lo, hi)
                     if slot < 0:
                         blocked = True
