@@ -859,10 +859,15 @@ class _LeanProfile:
         rel = view.releases
         prev = self.releases
         if rel is not prev:
-            seqs = {r[1] for r in rel}
-            for t, seq, delta in prev:
-                if seq not in seqs and t > now:  # ended before its request
-                    self.grow(now, t, delta[0])
+            # Only ends changed the releases since the last pass (a start by someone else
+            # sends the pass to the from-scratch one): every release due by now has gone, and
+            # any other that has went with a job that ended before its request.
+            k = bisect.bisect_right(prev, (now, math.inf))
+            if len(prev) - k != len(rel):
+                seqs = {r[1] for r in rel}
+                for t, seq, delta in prev[k:]:
+                    if seq not in seqs:
+                        self.grow(now, t, delta[0])
             self.releases = rel
         if len(self.dirty_seq) > 64 + 2 * len(self.placed):
             self._prune()
@@ -919,15 +924,17 @@ def _earliest1(times: list[float], avail: list[float], need: float, dur: float) 
     n = len(times)
     s = 0
     while s < n:
+        if need > avail[s]:
+            s += 1
+            continue
         end = times[s] + dur
-        m = s
-        while m < n and (times[m] < end or m == s):
-            if need > avail[m]:
-                break
+        m = s + 1
+        while m < n and times[m] < end and need <= avail[m]:
             m += 1
-        else:
-            return s
-        s = m + 1
+        if m < n and times[m] < end:  # short at m: so is every start up to m
+            s = m + 1
+            continue
+        return s
     return -1
 
 
@@ -948,18 +955,25 @@ def _earlier1(
     n = len(times)
     s = first
     while s < stop:
+        if need > avail[s]:
+            s += 1
+            continue
         end = times[s] + dur
-        m = s
-        while m < n and (times[m] < end or m == s):
-            if own_lo <= m < own_hi:
-                m = own_hi
-                continue
-            if need > avail[m]:
-                break
+        m = s + 1
+        while m < own_lo and times[m] < end and need <= avail[m]:
             m += 1
-        else:
+        if m < own_lo:
+            if times[m] < end:  # short at m: so is every start up to m
+                s = m + 1
+                continue
             return s
-        s = m + 1
+        m = own_hi  # its own span fits
+        while m < n and times[m] < end and need <= avail[m]:
+            m += 1
+        if m < n and times[m] < end:
+            s = m + 1
+            continue
+        return s
     return -1
 
 
