@@ -535,9 +535,15 @@ class ConservativeBackfill(Backfiller):
                 placed[j] = lean.seq
                 blocked = True
         self._started_seen = view.started_count
-        upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
-        if upcoming:
-            yield WakeAt(min(upcoming))
+        if book:
+            # the earliest booking (found in C; bookings are never due now after a lean pass
+            # on whole nodes, but should one be, the full pass's rule applies)
+            soonest = min(book.values())[0]
+            if soonest <= now:
+                upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
+                soonest = min(upcoming) if upcoming else now
+            if soonest > now:
+                yield WakeAt(soonest)
         lean.releases = view.releases
 
 
