@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/sim_speed.py            # full: KTH, Lublin 100k, 1M-job memory
     .venv/bin/python bench/sim_speed.py --quick    # KTH and Lublin 20k only
+    .venv/bin/python bench/sim_speed.py --issue17  # only issue 17's section (targets 5, 6)
 
 Targets: FCFS + EASY at >= 10,000 jobs/s on the KTH-SP2 log (28k jobs) and on a 100,000-job
 Lublin workload; peak memory under 1 GB for a 1,000,000-job workload (generation + simulation,
@@ -390,6 +391,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small workloads, no 1M-job memory run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per speed row (median)")
+    ap.add_argument(
+        "--issue17",
+        action="store_true",
+        help="only the issue 17 section (no issue 3 rows, no 1M-job run; the stand-in unless "
+        "--quick)",
+    )
     args = ap.parse_args(argv)
     print(machine_line())
     rows = []
@@ -397,9 +404,13 @@ def main(argv: list[str] | None = None) -> int:
     if KTH.exists():
         w = read_swf(KTH)
         kth = (w, System.simple("kth", w.machine_size or int(w.nodes.max())))
+    if args.issue17:
+        issue17_section(kth, args.repeat, None, args.quick)
+        return 0
+    if kth is not None:
         rows += speed_rows(
             "KTH-SP2",
-            w,
+            kth[0],
             kth[1],
             args.repeat,
             reference=True,
