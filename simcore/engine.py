@@ -491,9 +491,14 @@ class Simulation:
                 c.backfilled += 1
             run = self.runtime[j]
             req = self.req[j]
-            self._seq += 1
-            heapq.heappush(self._heap, (now + (run if run <= req else req), self._seq, _END, j))
-            self._expect(j, now + req, d)
+            seq = self._seq + 1
+            heapq.heappush(self._heap, (now + (run if run <= req else req), seq, _END, j))
+            # _expect, inlined (a job has no expected release before it starts)
+            self._seq = seq + 1
+            key = (now + req, seq + 1, d)
+            bisect.insort(self.releases, key)
+            self._rel_snapshot = None
+            self._rel_keys[j] = [key]
             return
         taken: list[int] | None = None
         if self.has_groups:
@@ -706,14 +711,22 @@ class Simulation:
             self.used_bb -= d[self.bb_index]
         if self.has_groups:
             self._free_groups(j)
-        self._unexpect(j)
+        # _unexpect, inlined: a classic job has exactly one expected release
+        rel = self.releases
+        del rel[bisect.bisect_left(rel, self._rel_keys.pop(j)[0])]
+        self._rel_snapshot = None
         self.end_t[j] = self.now
         if self.runtime[j] > self.req[j]:
             self.state[j] = JobState.KILLED
             self.counters.killed += 1
         else:
             self.state[j] = JobState.COMPLETED
-        self._finish(j)
+        # _finish, inlined (classic lifecycle)
+        self.running.discard(j)
+        self.done += 1
+        p = self.options.progress
+        if p is not None and self.done % self.options.progress_every == 0:
+            p(self.done)
 
     def _release_bb(self, amount: float) -> None:
         if amount and self.bb_index >= 0:
