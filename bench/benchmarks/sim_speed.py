@@ -20,7 +20,9 @@ whether both give the same schedule), and the time of one scheduling pass agains
 length (KTH-SP2, FCFS + EASY, conservative and conservative's full pass: median per
 queue-length bin, a table and ``figures/pass-time-vs-queue.png``). A pass is timed from the
 engine's call of the policy to the end of the actions it yields (the engine's handling of those
-actions included).
+actions included). The issue 17 rows give each rate by wall time and by the process's CPU
+time, and a verdict for each: on a shared machine the wall time includes the time spent waiting
+for a core, which says more about the neighbours than about the simulator.
 
 Each speed row is the median of ``--repeat`` runs. The yardstick is ``bench/reference_sim.py``,
 a deliberately plain simulator with the same semantics (its schedules are identical, see
@@ -253,14 +255,23 @@ def pass_plot(records: dict[str, list[tuple[int, float]]]) -> str:
     return f"plot: {PASS_PLOT.relative_to(ROOT.parent)}"
 
 
+#: CPU seconds of each timed run (``_runs``), keyed by the id of its list of wall times: on a
+#: shared machine the wall time includes waiting for a core, the process's CPU time does not.
+_CPU: dict[int, list[float]] = {}
+
+
 def _runs(workload, system, make_policy, priority: str, repeat: int):
-    """Wall times of ``repeat`` runs of a fresh ``make_policy()``, and the last result."""
-    times = []
+    """Wall times of ``repeat`` runs of a fresh ``make_policy()`` (their CPU times in
+    ``_CPU[id(times)]``), and the last result."""
+    times: list[float] = []
+    cpu: list[float] = []
+    _CPU[id(times)] = cpu  # a new list: an id of a freed one may come back
     result = None
     for _ in range(repeat):
         policy = make_policy()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = simulate(workload, system, policy, SimOptions(priority=priority))
+        cpu.append(time.process_time() - c)
         times.append(time.perf_counter() - t)
     return times, result
 
@@ -269,11 +280,14 @@ def _side_by_side(workload, system, variants: dict, priority: str, repeat: int):
     """``repeat`` rounds, each running every variant once (so load on a shared machine hits
     them alike): name -> (run times, last result)."""
     times: dict[str, list[float]] = {name: [] for name in variants}
+    for name in variants:
+        _CPU[id(times[name])] = []
     results: dict = {}
     for _ in range(repeat):
         for name, make in variants.items():
             ts, results[name] = _runs(workload, system, make, priority, 1)
             times[name] += ts
+            _CPU[id(times[name])] += _CPU.pop(id(ts))
     return {name: (times[name], results[name]) for name in variants}
 
 
@@ -281,8 +295,21 @@ def _conservative(incremental: bool):
     return lambda: NaivePolicy(backfill=ConservativeBackfill(incremental=incremental))
 
 
+def _cpu_rate(n: int, times: list[float]) -> float:
+    return n / statistics.median(_CPU[id(times)])
+
+
 def _rates(n: int, times: list[float]) -> str:
-    return f"{n / statistics.median(times):,.0f} jobs/s (slowest run {n / max(times):,.0f})"
+    return (
+        f"{n / statistics.median(times):,.0f} jobs/s (slowest run {n / max(times):,.0f}; "
+        f"by CPU time {_cpu_rate(n, times):,.0f})"
+    )
+
+
+def _verdict(n: int, times: list[float], target: float) -> str:
+    wall = n / statistics.median(times) >= target
+    cpu = _cpu_rate(n, times) >= target
+    return f">= {target:,.0f}: {'yes' if wall else 'no'} (by CPU time: {'yes' if cpu else 'no'})"
 
 
 #: Issue 17 target 5: the 188,000-job trace the issue names is not in ../shared/traces, so a
@@ -327,20 +354,20 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
                 "5. fcfs+easy, KTH-SP2",
                 _rates(n, easy_t),
                 f"issue today {I17_TODAY['easy']:,}: {easy / I17_TODAY['easy']:.2f}x",
-                f">= {I17_EASY_JOBS_PER_S:,}: {'yes' if easy >= I17_EASY_JOBS_PER_S else 'no'}",
+                _verdict(n, easy_t, I17_EASY_JOBS_PER_S),
             ]
         )
         rows.append(
             [
                 "6. fcfs+conservative, KTH-SP2",
                 _rates(n, cons_t),
-                f"EASY same run {easy:,.0f}: {cons / easy:.2f}x; full pass (before issue 17) "
-                f"same run {old:,.0f}: {cons / old:.2f}x; issue today "
+                f"EASY same run {easy:,.0f}: {cons / easy:.2f}x (CPU time "
+                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, easy_t):.2f}x); full pass (before issue "
+                f"17) same run {old:,.0f}: {cons / old:.2f}x (CPU time "
+                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, old_t):.2f}x); issue today "
                 f"{I17_TODAY['conservative']:,}: {cons / I17_TODAY['conservative']:.2f}x; "
                 f"same schedule as the full pass: {'yes' if same else 'NO'}",
-                f">= {I17_CONSERVATIVE_JOBS_PER_S:,}: "
-                f"{'yes' if cons >= I17_CONSERVATIVE_JOBS_PER_S else 'no'} "
-                f"(slowest run: {'yes' if n / max(cons_t) >= I17_CONSERVATIVE_JOBS_PER_S else 'no'})",
+                _verdict(n, cons_t, I17_CONSERVATIVE_JOBS_PER_S),
             ]
         )
     else:
@@ -355,13 +382,12 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
                 "fcfs",
                 repeat,
             )
-            rate = len(w) / statistics.median(ts)
             rows.append(
                 [
                     f"5. fcfs+easy, STAND-IN lublin {STAND_IN_JOBS:,} jobs/{nodes} nodes",
                     _rates(len(w), ts),
                     f"KTH-SP2 same run: {easy:,.0f}" if kth is not None else "-",
-                    f">= {I17_EASY_JOBS_PER_S:,}: {'yes' if rate >= I17_EASY_JOBS_PER_S else 'no'}",
+                    _verdict(len(w), ts, I17_EASY_JOBS_PER_S),
                 ]
             )
     if million is not None:
