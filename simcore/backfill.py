@@ -95,12 +95,15 @@ def head_reservation(
     if K == 1:  # nodes only: the common case, kept lean
         need = d[0]
         a = view.free[0]
-        while i < m:
-            t = rel[i][0]
-            while i < m and rel[i][0] == t:
-                a += rel[i][2][0]
-                i += 1
+        for t, _, delta in rel:
+            i += 1
+            a += delta[0]
+            # releases give nodes back (never take): once enough, the rest due at the same
+            # instant is added and the test holds still
             if a >= need:
+                while i < m and rel[i][0] == t:
+                    a += rel[i][2][0]
+                    i += 1
                 return t, [a - need]
         return math.inf, [a]
     avail = list(view.free)
@@ -168,9 +171,9 @@ class EasyBackfill(Backfiller):
             else _backfill_candidates(view, rest[1:], now, rest[0])
         )
         f0 = free[0]  # read again after each start (a memoryview read costs more than a local)
+        if f0 < 1:  # every job needs a node
+            return
         for j in cands:
-            if f0 < 1:  # every job needs a node
-                return
             d = dem[j]
             if d[0] > f0 or (K > 1 and not fits(d, free, K, b, eps)):
                 continue
@@ -179,6 +182,8 @@ class EasyBackfill(Backfiller):
             if now + hold[j] <= shadow:
                 yield Start(j, True)
                 f0 = free[0]
+                if f0 < 1:
+                    return
             elif d[0] <= extra[0]:
                 if view.has_groups:  # the SSD cut entries it would really take (spill)
                     d = view.effective_demand(j)
@@ -187,6 +192,8 @@ class EasyBackfill(Backfiller):
                     f0 = free[0]
                     for k in range(K):
                         extra[k] -= d[k]
+                    if f0 < 1:
+                        return
 
 
 class NoBackfill(Backfiller):
