@@ -281,7 +281,7 @@ class ConservativeBackfill(Backfiller):
     (issue 17, :meth:`_lean_pass`): the profile is kept from pass to pass and a booked job is
     placed again only where free nodes grew since it was last placed — the same schedules as
     the from-scratch pass (:meth:`_full_pass`, ``incremental=False``), bit for bit
-    (``tests/test_conservative_incremental.py``), at 2.9x its speed on KTH-SP2.
+    (``tests/test_conservative_incremental.py``), at 2.5-2.9x its speed on KTH-SP2.
     """
 
     name = "conservative"
