@@ -491,9 +491,14 @@ class Simulation:
                 c.backfilled += 1
             run = self.runtime[j]
             req = self.req[j]
-            self._seq += 1
-            heapq.heappush(self._heap, (now + (run if run <= req else req), self._seq, _END, j))
-            self._expect(j, now + req, d)
+            seq = self._seq + 1
+            heapq.heappush(self._heap, (now + (run if run <= req else req), seq, _END, j))
+            # _expect, inlined (a job has no expected release before it starts)
+            self._seq = seq + 1
+            key = (now + req, seq + 1, d)
+            bisect.insort(self.releases, key)
+            self._rel_snapshot = None
+            self._rel_keys[j] = [key]
             return
         taken: list[int] | None = None
         if self.has_groups:
@@ -706,14 +711,22 @@ class Simulation:
             self.used_bb -= d[self.bb_index]
         if self.has_groups:
             self._free_groups(j)
-        self._unexpect(j)
+        # _unexpect, inlined: a classic job has exactly one expected release
+        rel = self.releases
+        del rel[bisect.bisect_left(rel, self._rel_keys.pop(j)[0])]
+        self._rel_snapshot = None
         self.end_t[j] = self.now
         if self.runtime[j] > self.req[j]:
             self.state[j] = JobState.KILLED
             self.counters.killed += 1
         else:
             self.state[j] = JobState.COMPLETED
-        self._finish(j)
+        # _finish, inlined (classic lifecycle)
+        self.running.discard(j)
+        self.done += 1
+        p = self.options.progress
+        if p is not None and self.done % self.options.progress_every == 0:
+            p(self.done)
 
     def _release_bb(self, amount: float) -> None:
         if amount and self.bb_index >= 0:
@@ -832,22 +845,6 @@ class Simulation:
         return True
 
     # ------------------------------------------------------------------ the loop
-    def _record_usage(self) -> None:
-        """Append the usage from now on, unless it equals the last recorded row (``run``
-        inlines the comparison)."""
-        row = (
-            self.capacity[0] - self.free[0],
-            self.used_bb,
-            self.ssd_req_used,
-            self.ssd_assigned_used,
-        )
-        if row == self._last_usage:
-            return
-        self._last_usage = row
-        self.usage_t.append(self.now)
-        for col, v in zip(self.usage_cols, row, strict=True):
-            col.append(v)
-
     def run(self) -> ScheduleResult:
         """Simulate until every job has ended (or can never start); return the schedule."""
         heap = self._heap
@@ -866,7 +863,10 @@ class Simulation:
         direct = [not r for r in self._reject] if not self.three_phase else None
         free = self.free
         cap0 = self.capacity[0]
-        record = self._record_usage
+        # the usage columns, appended to inline (most instants change the usage on a busy
+        # machine: a call per instant cost more than the appends)
+        usage_t = self.usage_t.append
+        u_nodes, u_bb, u_ssd_req, u_ssd_assigned = (c.append for c in self.usage_cols)
         counters = self.counters
         instants = passes = 0  # kept local in the loop, written back on the way out
         try:
@@ -909,16 +909,24 @@ class Simulation:
                         if handler is None:
                             handler = self._handler(a)
                         handler(self, a)
-                # the usage from now on (most instants change nothing: compared inline)
+                # the usage from now on, recorded when it differs from the last row
+                # (``_record_usage``, inlined)
                 last = self._last_usage
+                used = cap0 - free[0]
                 if (
                     not last
-                    or cap0 - free[0] != last[0]
+                    or used != last[0]
                     or self.used_bb != last[1]
                     or self.ssd_req_used != last[2]
                     or self.ssd_assigned_used != last[3]
                 ):
-                    record()
+                    row = (used, self.used_bb, self.ssd_req_used, self.ssd_assigned_used)
+                    self._last_usage = row
+                    usage_t(t)
+                    u_nodes(row[0])
+                    u_bb(row[1])
+                    u_ssd_req(row[2])
+                    u_ssd_assigned(row[3])
         finally:
             counters.instants += instants
             counters.passes += passes
