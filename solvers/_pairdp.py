@@ -572,6 +572,26 @@ def _lp_bound(
 
 
 @njit(cache=True)
+def _next_branch(
+    stack: np.ndarray, used: np.ndarray, demands: np.ndarray, values: np.ndarray, depth: int
+) -> int:  # pragma: no cover
+    """Backtrack ``single_bnb`` from ``depth`` to the deepest job whose leave-branch is still
+    open, undo its take and enter that branch; the new depth, or -1 when the search is done."""
+    k = demands.shape[1]
+    depth -= 1
+    while depth >= 0 and stack[depth] == 2:
+        stack[depth] = 0
+        depth -= 1
+    if depth < 0:
+        return -1
+    for r in range(k):
+        used[r] -= demands[depth, r]
+    used[k] -= values[depth]
+    stack[depth] = 2
+    return depth + 1
+
+
+@njit(cache=True)
 def single_bnb(
     demands: np.ndarray,
     limit: np.ndarray,
@@ -612,19 +632,10 @@ def single_bnb(
                 for j in range(w):
                     best_rows[r, j] = stack[j] == 1
                 best[1] += 1
-            depth -= 1
-            while depth >= 0 and stack[depth] == 2:
-                stack[depth] = 0
-                depth -= 1
+            depth = _next_branch(stack, used, demands, values, depth)
             if depth < 0:
                 stack[w] = 0
                 return nodes, 1, int(best[1])
-            # Undo the take at ``depth`` and explore leaving the job.
-            for r in range(k):
-                used[r] -= demands[depth, r]
-            used[k] -= values[depth]
-            stack[depth] = 2
-            depth += 1
             continue
         nodes += 1
         # Bound of the subtree at ``depth`` (jobs depth.. undecided).
@@ -635,18 +646,10 @@ def single_bnb(
                 bound = lp
         if used[k] + bound < best[0] * (1 - tol):
             # Cut: back to the last job whose other branch is open.
-            depth -= 1
-            while depth >= 0 and stack[depth] == 2:
-                stack[depth] = 0
-                depth -= 1
+            depth = _next_branch(stack, used, demands, values, depth)
             if depth < 0:
                 stack[w] = 0
                 return nodes, 1, int(best[1])
-            for r in range(k):
-                used[r] -= demands[depth, r]
-            used[k] -= values[depth]
-            stack[depth] = 2
-            depth += 1
             continue
         fits = True
         for r in range(k):
