@@ -53,21 +53,24 @@ def _tokens(path: Path) -> list[tuple[str, int]]:
     return out
 
 
-def read_mknap(path: str | Path) -> list[KnownOptimum]:
-    """Every instance of an OR-Library ``mknap`` file, with its reported optimum."""
-    path = Path(path)
-    tokens = _tokens(path)
-    pos = 0
+class _Cursor:
+    """Reads numbers off a file's (token, line) list; running out or a non-number is a
+    :class:`ProblemError` naming the line and what was expected."""
 
-    def take(count: int, what: str) -> list[float]:
-        nonlocal pos
-        if pos + count > len(tokens):
+    def __init__(self, tokens: list[tuple[str, int]], path: Path):
+        self.tokens = tokens
+        self.path = path
+        self.pos = 0
+
+    def take(self, count: int, what: str) -> list[float]:
+        tokens, path = self.tokens, self.path
+        if self.pos + count > len(tokens):
             line = tokens[-1][1] if tokens else 1
             raise ProblemError(
                 f"line {line}", f"{count} more numbers ({what})", "end of file", source=str(path)
             )
-        chunk = tokens[pos : pos + count]
-        pos += count
+        chunk = tokens[self.pos : self.pos + count]
+        self.pos += count
         values = []
         for tok, line in chunk:
             try:
@@ -77,6 +80,14 @@ def read_mknap(path: str | Path) -> list[KnownOptimum]:
                     f"line {line}", f"a number ({what})", tok, source=str(path)
                 ) from exc
         return values
+
+
+def read_mknap(path: str | Path) -> list[KnownOptimum]:
+    """Every instance of an OR-Library ``mknap`` file, with its reported optimum."""
+    path = Path(path)
+    tokens = _tokens(path)
+    cursor = _Cursor(tokens, path)
+    take = cursor.take
 
     (count,) = take(1, "the number of instances")
     instances = []
@@ -94,11 +105,11 @@ def read_mknap(path: str | Path) -> list[KnownOptimum]:
             objective_names=("profit",),
         )
         instances.append(KnownOptimum(f"{path.name}#{index + 1}", problem, opt))
-    if pos != len(tokens):
+    if cursor.pos != len(tokens):
         raise ProblemError(
-            f"line {tokens[pos][1]}",
+            f"line {tokens[cursor.pos][1]}",
             "end of file after the last instance",
-            tokens[pos][0],
+            tokens[cursor.pos][0],
             source=str(path),
         )
     return instances
@@ -134,27 +145,16 @@ def read_sac94(path: str | Path) -> list[KnownOptimum]:
             label = ""
         tokens.extend((tok, number) for tok in numbers)
     labels = dict(starts)
-    pos = 0
+    cursor = _Cursor(tokens, path)
+    take = cursor.take
     instances: list[KnownOptimum] = []
-
-    def take(count: int, what: str) -> list[float]:
-        nonlocal pos
-        if pos + count > len(tokens):
-            line = tokens[-1][1] if tokens else 1
-            raise ProblemError(
-                f"line {line}", f"{count} more numbers ({what})", "end of file", source=str(path)
-            )
-        chunk = tokens[pos : pos + count]
-        pos += count
-        return [float(tok) for tok, _line in chunk]
-
-    while pos < len(tokens):
+    while cursor.pos < len(tokens):
         index = len(instances) + 1
-        name = labels.get(pos, f"#{index}")
+        name = labels.get(cursor.pos, f"#{index}")
         m, n = (int(v) for v in take(2, f"instance {index}: m n"))
         if m < 1 or n < 1:
             raise ProblemError(
-                f"line {tokens[pos - 1][1]}",
+                f"line {tokens[cursor.pos - 1][1]}",
                 "m >= 1 constraints and n >= 1 items",
                 (m, n),
                 source=str(path),
