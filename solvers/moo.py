@@ -136,6 +136,10 @@ _DONE, _FULL, _STOPPED = 0, 2, 3
 _N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE, _IDLE = range(9)
 #: Corner move: largest resource capacity (in whole units) the snap table covers.
 _SNAP_MAX = 1 << 20
+#: At most this many table cells are touched building the corner move's subset-sum table
+#: (single jobs × capacity; about 0.1 s): beyond it the move does not apply. A 100,000-job
+#: window with 265,000 free nodes would otherwise spend 1.6 s before its first clock check.
+_PACK_WORK = 5 * 10**8
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -206,7 +210,9 @@ class MOOSolver(BaseSolver):
         margin = min(_MARGIN_S, _MARGIN_SHARE * budget.deadline_s)
         deadline_at = clock.deadline - margin
         limit_at = clock.start + self.time_limit_s if self.time_limit_s > 0 else np.inf
-        search = _Search.start(problem, budget.seed, stop_at=min(deadline_at, limit_at))
+        search = _Search.start(
+            problem, budget.seed, stop_at=min(deadline_at, limit_at), corner=self.corner > 0
+        )
         code = search.run(
             self.weights,
             self.kicks,
@@ -239,11 +245,12 @@ class MOOSolver(BaseSolver):
 
 
 def corner_pack(
-    demands: np.ndarray, gains: np.ndarray, limit: np.ndarray
+    demands: np.ndarray, gains: np.ndarray, limit: np.ndarray, work: int = _PACK_WORK
 ) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What the corner move (step 5 of the module docstring) needs, or a pack with ``snap`` = -1
-    when it does not apply: two resources, the objectives equal to the demands, and a *snap*
-    resource s with whole, non-negative demands and a capacity of at most ``_SNAP_MAX`` units.
+    when it does not apply: two resources, the objectives equal to the demands, a *snap*
+    resource s with whole, non-negative demands and a capacity of at most ``_SNAP_MAX`` units,
+    and a table of at most ``work`` cells to fill (single jobs × (capacity + 1)).
 
     Returns (snap, other, single, pair, by, best): the jobs asking only for s (``single``) and
     the others (``pair``); over the single jobs, ``by[c]`` is the job that first made the sum c
@@ -265,6 +272,8 @@ def corner_pack(
         return none
     other = 1 - snap
     single = np.flatnonzero(demands[:, other] == 0).astype(np.int64)
+    if len(single) * (size + 1) > work:
+        return none
     pair = np.flatnonzero(demands[:, other] != 0).astype(np.int64)
     by = np.full(size + 1, -1, np.int64)
     reach = np.zeros(size + 1, bool)
@@ -294,7 +303,11 @@ class _Search:
     rng: np.ndarray
 
     @classmethod
-    def start(cls, problem: SelectionProblem, seed: int, *, stop_at: float) -> _Search:
+    def start(
+        cls, problem: SelectionProblem, seed: int, *, stop_at: float, corner: bool = True
+    ) -> _Search:
+        """``corner``: build the corner move's table (``corner_pack``); without it the move
+        does not apply."""
         w, k, m = problem.w, problem.K, problem.M
         cap = _INITIAL_ARCHIVE
         # Writable C-contiguous copies: numba compiles one specialisation for these types.
@@ -310,7 +323,7 @@ class _Search:
             np.array(problem.objective_scales, dtype=np.float64),
             int(np.argmax(np.nan_to_num(load, nan=0.0))) if w else 0,
             np.array([stop_at, 0.0, 63.0]),  # the first _expired() call reads the clock
-            corner_pack(demands, gains, limit),
+            corner_pack(demands, gains, limit, work=_PACK_WORK if corner else 0),
         )
         return cls(
             genes=np.zeros((cap, w), np.uint8),

@@ -69,6 +69,24 @@ def test_pack_is_off_where_the_move_does_not_apply():
     assert corner_pack(three, three.copy(), np.ones(3))[0] == -1
 
 
+def test_pack_is_off_when_its_table_would_cost_more_than_the_work_bound():
+    # Two single jobs (BB 0) and a snap capacity of 99: a table of 2 x 100 cells.
+    demands = np.array([[3.0, 0.0], [5.0, 0.0], [2.0, 7.5]])  # BB fractional: nodes snap
+    limit = np.array([99.0, 10.0])
+    assert corner_pack(demands, demands.copy(), limit, work=200)[0] == 0
+    assert corner_pack(demands, demands.copy(), limit, work=199)[0] == -1
+
+
+def test_huge_window_spends_its_budget_searching_not_building_the_table():
+    # 40,000 single jobs and 265,000 free nodes: 10^10 table cells (1.6 s before the bound).
+    rng = np.random.default_rng(3)
+    nodes = rng.choice([1.0, 8.0, 64.0, 512.0], size=60_000)
+    bb = np.where(rng.random(60_000) < 0.35, rng.integers(1_000, 9_000, 60_000), 0).astype(float)
+    demands = np.column_stack([nodes, bb])
+    limit = np.array([265_000.0, 1e7])
+    assert corner_pack(demands, demands.copy(), limit)[0] == -1
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_one_corner_move_from_the_empty_selection_is_exact_when_the_pool_holds_every_pair_job(
     seed,
