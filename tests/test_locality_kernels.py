@@ -66,6 +66,29 @@ def test_row_set_keeps_rank_order_and_drop_removes(single):
     assert counts[0] == 2 and files[0, :2].tolist() == [9, 5] and ranks[0, :2].tolist() == [2, 3]
 
 
+def four_stage_scan(eat, partial, scores, files, ends, sizes, counts, file, cores, w2, single):
+    """The reference's scan as written (model note §6): a node is kept only if its EAT, then
+    EAT + W_load·TL, then the untruncated score, then the truncated score are each strictly
+    below the best truncated score so far."""
+    best, who = float("inf"), -1
+    for i in range(len(eat)):
+        if eat[i] >= best or partial[i] >= best:
+            continue
+        if w2[i]:
+            e = evict_python(files, ends, sizes, counts, i, file, int(eat[i]), cores, single)
+            untruncated = (
+                float(np.float32(partial[i] + np.float32(np.float32(w2[i]) * np.float32(e))))
+                if single
+                else float(partial[i]) + w2[i] * e
+            )
+        else:
+            untruncated = float(partial[i])
+        if untruncated >= best or scores[i] >= best:
+            continue
+        best, who = scores[i], i
+    return who
+
+
 @pytest.mark.parametrize("single", [True, False])
 @pytest.mark.parametrize("seed", range(40))
 def test_compiled_selection_is_the_first_node_of_smallest_score(single, seed):
@@ -94,6 +117,8 @@ def test_compiled_selection_is_the_first_node_of_smallest_score(single, seed):
     scores = [exact(i) if w2[i] else full_python(partial[i], 0, 0.0, single) for i in range(nodes)]
     best = min(range(nodes), key=lambda i: (scores[i], i))
     assert node == best and score == scores[best]
+    assert node == four_stage_scan(eat, partial, scores, files, ends, sizes, counts, file, cores,
+                                   w2, single)  # fmt: skip
     assert node == select_python(partial, w2, exact, single)
     e_k = k.evict_term(
         files, ends, sizes, counts, best, file, int(eat[best]), single, zero, share,

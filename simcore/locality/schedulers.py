@@ -24,7 +24,7 @@ The rules (reference mode; paper-mode differences are fields of ``LocalityOption
   EAT + W_load·TL, then the full score, then the truncated score, each strictly below the best
   truncated score so far); since each stage's value is at most the next one's, the four stages
   select exactly the first node of smallest truncated score, which is what is computed here
-  (``tests/test_locality.py`` checks it against a literal four-stage scan).
+  (``tests/test_locality_kernels.py`` checks it against a literal four-stage scan).
 * **EFT** (1, 0); **LEA** (500, 1); **LEO** (500, 1) but (1, 0) from the first node that can
   start the job now on, for the rest of that job's scan (paper: on such nodes only); **LEM**
   EFT weights while the integer share of nodes running a job — those running at the start of the
