@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from schedbench.solvers._reach import front_of
+
 #: "No subset has this dense sum" in ``least`` (larger than any other-resource capacity used).
 _NONE = np.int32(2**31 - 1)
 #: The sentinel of the table recursion (``pair_tables``); demand sums must stay below half.
@@ -346,20 +348,8 @@ def pair_run(
                     cz[c] = seed_z[s]
                     cy[c] = seed_y[s]
                     c += 1
-                srt = np.argsort(cz * (cap_o + 2) + cy)
-                fz = np.empty(c, dtype=np.int64)
-                fy = np.empty(c, dtype=np.int64)
-                f = 0
-                top_y = -1
-                for t in range(c - 1, -1, -1):
-                    p = srt[t]
-                    if cy[p] > top_y:
-                        fz[f] = cz[p]
-                        fy[f] = cy[p]
-                        top_y = cy[p]
-                        f += 1
-                fz = fz[:f][::-1].copy()  # z ascending, y descending
-                fy = fy[:f][::-1].copy()
+                fz, fy = front_of(cz, cy, c, cap_o)  # z ascending, y descending
+                f = fz.size
                 z_l = fz[f - 1]
                 width = cap_a - z_l
                 lrow = least[suffix]

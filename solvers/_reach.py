@@ -108,6 +108,27 @@ def merge_layer(
 
 
 @njit(cache=True)
+def front_of(
+    cz: np.ndarray, cy: np.ndarray, c: int, cap_o: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """The two-objective front of the first ``c`` points (z, y) (y <= ``cap_o``), both
+    maximised: z ascending, y descending."""
+    srt = np.argsort(cz[:c] * (cap_o + 2) + cy[:c])  # z ascending, then y ascending
+    fz = np.empty(c, dtype=np.int64)
+    fy = np.empty(c, dtype=np.int64)
+    f = 0
+    top = -1
+    for t in range(c - 1, -1, -1):  # z descending: keep a point if its y beats every larger z
+        p = srt[t]
+        if cy[p] > top:
+            fz[f] = cz[p]
+            fy[f] = cy[p]
+            top = cy[p]
+            f += 1
+    return fz[:f][::-1].copy(), fy[:f][::-1].copy()
+
+
+@njit(cache=True)
 def prune_layer(
     keys: np.ndarray,
     base: int,
@@ -164,20 +185,8 @@ def prune_layer(
         cz[c] = seed_z[s]
         cy[c] = seed_y[s]
         c += 1
-    srt = np.argsort(cz * (cap_o + 2) + cy)  # z ascending, then y ascending
-    fz = np.empty(c, dtype=np.int64)
-    fy = np.empty(c, dtype=np.int64)
-    f = 0
-    top = -1
-    for t in range(c - 1, -1, -1):  # z descending: keep a point if its y beats every larger z
-        p = srt[t]
-        if cy[p] > top:
-            fz[f] = cz[p]
-            fy[f] = cy[p]
-            top = cy[p]
-            f += 1
-    fz = fz[:f][::-1].copy()  # z ascending, y descending
-    fy = fy[:f][::-1].copy()
+    fz, fy = front_of(cz, cy, c, cap_o)
+    f = fz.size
     z_l = fz[f - 1]
     y_min = fy[f - 1]
     full = ~np.uint64(0)
