@@ -507,6 +507,15 @@ def _fits(u: Any, limit: Any) -> Any:
 
 
 @njit(cache=True)
+def _job_fits(u: Any, demands: Any, j: Any, limit: Any) -> Any:
+    """Whether job j fits on top of the usage u."""
+    for r in range(limit.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
+        if u[r] + demands[j, r] > limit[r]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _add(x: Any, u: Any, v: Any, j: Any, prob: Any, sign: Any) -> Any:
     """Add (sign 1) or remove (sign -1) job j: x, u, v updated in place."""
     demands, gains = prob[0], prob[1]
@@ -522,17 +531,9 @@ def _fill(x: Any, u: Any, v: Any, order: Any, prob: Any) -> Any:
     """Add, in ``order``, every unselected job that still fits (x, u, v updated in place; a job
     with x[j] != 0 is skipped, so a caller can mark jobs to keep out)."""
     demands, limit = prob[0], prob[2]
-    k = u.shape[0]
     for t in range(order.shape[0]):
         j = order[t]
-        if x[j]:
-            continue
-        ok = True
-        for r in range(k):
-            if u[r] + demands[j, r] > limit[r]:
-                ok = False
-                break
-        if ok:
+        if not x[j] and _job_fits(u, demands, j, limit):
             _add(x, u, v, j, prob, 1.0)
 
 
@@ -580,14 +581,8 @@ def _hill_climb(x: Any, u: Any, v: Any, lam: Any, prob: Any) -> Any:
                     return
             if x[j]:
                 continue
-            if score[j] > best:
-                ok = True
-                for r in range(k):
-                    if u[r] + demands[j, r] > limit[r]:
-                        ok = False
-                        break
-                if ok:
-                    best, bi, bj = score[j], -1, j
+            if score[j] > best and _job_fits(u, demands, j, limit):
+                best, bi, bj = score[j], -1, j
             for t in range(n_in):
                 i = ins[t]
                 if score[j] - score[i] <= best:
@@ -925,14 +920,7 @@ def _lns(arc: Any, prob: Any, rng: Any, size: Any) -> Any:
         if n_pool >= size:
             break
         j = order[t]
-        if x[j]:
-            continue
-        ok = True
-        for r in range(k):
-            if u[r] + demands[j, r] > limit[r]:
-                ok = False
-                break
-        if ok:
+        if not x[j] and _job_fits(u, demands, j, limit):
             pool[n_pool] = j
             n_pool += 1
     for t in range(n_pool):

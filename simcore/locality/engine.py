@@ -1102,16 +1102,9 @@ class LocalitySimulator:
                 else:
                     self.new_list[j] = self._key
             open_gate = t - last_run >= gate
-            if always:
-                if (ended or arrived) and self.scheduled:
-                    if open_gate:
-                        self._reset()
-                        self._run_scheduler(list(self.scheduled), True)
-                        last_run = t
-                        self._start_jobs()
-                    else:
-                        self.counters["gate_closed_skips"] += 1
-            elif ended and self.scheduled:
+            # Everything scheduled is replanned after an end (paper mode: after any event);
+            # otherwise only the new arrivals are planned.
+            if self.scheduled and (ended or (always and arrived)):
                 if open_gate:
                     self._reset()
                     self._run_scheduler(list(self.scheduled), True)
@@ -1119,7 +1112,7 @@ class LocalitySimulator:
                     self._start_jobs()
                 else:
                     self.counters["gate_closed_skips"] += 1
-            elif arrived:
+            elif arrived and not always:
                 if open_gate:
                     queue = list(self.new_list)
                     self._run_scheduler(queue, False)

@@ -27,7 +27,7 @@ changes no answer, since nothing starts in the past and T_begin is at least the 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +117,26 @@ def _ordered(requests: Iterable[Request]) -> list[Request]:
     return out
 
 
+def _admitted(
+    requests: Iterable[Request],
+    pes: int,
+    structure: SlotStructure,
+    outcomes: list[Outcome],
+    invalid: list[int],
+) -> Iterator[Request]:
+    """The valid requests in arrival order, each once the slot structure has dropped what ended
+    before its arrival; an invalid one is rejected on the spot (its outcome appended, counted
+    in ``invalid[0]``) and not yielded. Shared by both serving paths."""
+    for r in _ordered(requests):
+        reason = invalid_reason(r, pes)
+        if reason is not None:
+            invalid[0] += 1
+            outcomes.append(Outcome(r, False, note=f"invalid request: {reason}"))
+            continue
+        structure.discard_before(r.arrival)
+        yield r
+
+
 def serve(
     requests: Iterable[Request],
     pes: int,
@@ -131,21 +151,15 @@ def serve(
     fit = get_fit_policy(policy) if isinstance(policy, str) else policy
     structure = SlotStructure(pes)
     outcomes: list[Outcome] = []
-    faults = invalid = 0
-    for r in _ordered(requests):
-        reason = invalid_reason(r, pes)
-        if reason is not None:
-            invalid += 1
-            outcomes.append(Outcome(r, False, note=f"invalid request: {reason}"))
-            continue
-        now = r.arrival
-        structure.discard_before(now)
+    faults = 0
+    invalid = [0]
+    for r in _admitted(requests, pes, structure, outcomes, invalid):
         found = structure.find(
             r.ready,
             r.duration,
             r.deadline,
             r.pes,
-            now,
+            r.arrival,
             fit,
             latest_start=latest_start,
             unbounded_end=unbounded_end,
@@ -161,7 +175,7 @@ def serve(
             continue
         structure.add(found.start, found.start + r.duration, found.mask)
         outcomes.append(Outcome(r, True, found.start, found.mask))
-    return ReservationRun(pes, fit.name, tuple(outcomes), faults, invalid)
+    return ReservationRun(pes, fit.name, tuple(outcomes), faults, invalid[0])
 
 
 def problem_for(
@@ -190,16 +204,10 @@ def serve_with_solver(
     structure = SlotStructure(pes)
     held: list[tuple[int, int, int]] = []
     outcomes: list[Outcome] = []
-    faults = invalid = 0
-    for r in _ordered(requests):
-        reason = invalid_reason(r, pes)
-        if reason is not None:
-            invalid += 1
-            outcomes.append(Outcome(r, False, note=f"invalid request: {reason}"))
-            continue
-        now = r.arrival
-        structure.discard_before(now)
-        held = [h for h in held if h[1] > now]
+    faults = 0
+    invalid = [0]
+    for r in _admitted(requests, pes, structure, outcomes, invalid):
+        held = [h for h in held if h[1] > r.arrival]
         decision = timed_solve(solver, problem_for(r, pes, held), budget)
         latency = float(decision.latency_s)
         if decision.status == Status.ERROR:
@@ -221,4 +229,6 @@ def serve_with_solver(
         structure.add(decision.start, decision.start + r.duration, mask)
         held.append((decision.start, decision.start + r.duration, mask))
         outcomes.append(Outcome(r, True, decision.start, mask, latency_s=latency))
-    return ReservationRun(pes, str(getattr(solver, "id", solver)), tuple(outcomes), faults, invalid)
+    return ReservationRun(
+        pes, str(getattr(solver, "id", solver)), tuple(outcomes), faults, invalid[0]
+    )
