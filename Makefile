@@ -64,7 +64,9 @@ test-deep: $(STAMP)
 # Every issue-17 figure in one go (each script prints its anchors, ratios and the target's
 # verdict; tens of minutes; QUICK=1 for the quick modes): frontier (targets 1, 3), dp_speed and
 # cerberus_speed (2), exact_backends (4: knapsack classics present in ../shared/knapsack),
-# sim_speed (5, conservative part of 6), suite_order (6).
+# sim_speed (5, conservative part of 6), suite_order (6). Each records its verdicts in
+# bench/benchmarks/figures/verdicts.json; the last step writes the README's performance table
+# from them (perf_table.py).
 BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: $(STAMP)
 	$(BIN)/python bench/benchmarks/frontier.py $(BENCH_FLAGS)
@@ -73,6 +75,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/benchmarks/exact_backends.py $(BENCH_FLAGS)
 	$(BIN)/python bench/benchmarks/sim_speed.py $(BENCH_FLAGS)
 	$(BIN)/python bench/benchmarks/suite_order.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/figures.py --only perf-table
 
 bench-sim: $(STAMP)
 	$(BIN)/python bench/benchmarks/sim_speed.py

@@ -9,6 +9,8 @@ Each benchmark script in this folder declares, at module level, a literal::
 ``<!-- figure:NAME -->`` and ``<!-- /figure:NAME -->``: verbatim in a ``text`` block, or as
 Markdown (``"format": "markdown"``, for pictures). Each block states the command, the date and
 how long it took, so a reader can rerun it; the scripts print their machine line themselves.
+A script with ``"last": True`` (``perf_table.py``: the table of the verdicts the others
+recorded) runs after all the others.
 ``tests/test_code_rules.py`` checks that every figure block of the README has a script and every
 script with a ``main`` has a figure.
 
@@ -92,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in wanted if n not in specs]
     if unknown:
         raise SystemExit(f"no script declares FIGURE {unknown[0]!r}; known: {', '.join(specs)}")
+    # Figures drawn from what the others recorded (the performance table) come last.
+    wanted.sort(key=lambda n: bool(specs[n].get("last")))
     for name in wanted:
         print(f"figure {name}: {specs[name]['script']} ...", file=sys.stderr, flush=True)
         body = run(specs[name], args.quick)

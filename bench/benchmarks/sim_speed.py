@@ -50,6 +50,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from _machine import machine_line as _machine_line  # noqa: E402
+from _verdicts import record  # noqa: E402
 from reference_sim import simulate_reference  # noqa: E402
 
 from schedbench.instances.lublin import generate_lublin  # noqa: E402
@@ -326,7 +327,12 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
         "largest real trace in ../shared/traces: KTH-SP2 (the issue's 188,000-job trace is not "
         f"there: a {STAND_IN_JOBS:,}-job Lublin workload stands in, labelled as such)"
     )
-    rows = []
+    rows: list[list[str]] = []
+
+    def add(key: str, row: list[str]) -> None:
+        rows.append(row)
+        record(key, *row)
+
     if kth is not None:
         w, system = kth
         n = len(w)
@@ -349,15 +355,17 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
             and np.array_equal(new_r.end, old_r.end)
             and new_r.counters == old_r.counters
         )
-        rows.append(
+        add(
+            "5.1",
             [
                 "5. fcfs+easy, KTH-SP2",
                 _rates(n, easy_t),
                 f"issue today {I17_TODAY['easy']:,}: {easy / I17_TODAY['easy']:.2f}x",
                 _verdict(n, easy_t, I17_EASY_JOBS_PER_S),
-            ]
+            ],
         )
-        rows.append(
+        add(
+            "6.1",
             [
                 "6. fcfs+conservative, KTH-SP2",
                 _rates(n, cons_t),
@@ -368,12 +376,12 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
                 f"{I17_TODAY['conservative']:,}: {cons / I17_TODAY['conservative']:.2f}x; "
                 f"same schedule as the full pass: {'yes' if same else 'NO'}",
                 _verdict(n, cons_t, I17_CONSERVATIVE_JOBS_PER_S),
-            ]
+            ],
         )
     else:
         print(f"(skipping KTH: {KTH} not present)")
     if not quick:
-        for nodes in STAND_IN_NODES:
+        for i, nodes in enumerate(STAND_IN_NODES):
             w = generate_lublin(STAND_IN_JOBS, nodes=nodes, seed=1)
             ts, _ = _runs(
                 w,
@@ -382,24 +390,26 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
                 "fcfs",
                 repeat,
             )
-            rows.append(
+            add(
+                f"5.{2 + i}",
                 [
                     f"5. fcfs+easy, STAND-IN lublin {STAND_IN_JOBS:,} jobs/{nodes} nodes",
                     _rates(len(w), ts),
                     f"KTH-SP2 same run: {easy:,.0f}" if kth is not None else "-",
                     _verdict(len(w), ts, I17_EASY_JOBS_PER_S),
-                ]
+                ],
             )
     if million is not None:
         sim_s, peak = float(million[4]), float(million[2])
-        rows.append(
+        add(
+            "5.4",
             [
                 "5. lublin 1,000,000 jobs, fcfs+easy",
                 f"simulate {sim_s:.1f} s (+ generate {million[3]} s), peak RSS {peak:.0f} MB",
                 "-",
                 f"< {I17_MILLION_S:.0f} s: {'yes' if sim_s < I17_MILLION_S else 'no'}; "
                 f"< {TARGET_PEAK_MB} MB: {'yes' if peak < TARGET_PEAK_MB else 'no'}",
-            ]
+            ],
         )
     if rows:
         print(tabulate(rows, headers=["target", "measured (median)", "anchor", "met?"]))
