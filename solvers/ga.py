@@ -829,11 +829,18 @@ def _pk_repair_fill(
     order: Any,
     by_demand: Any,
 ) -> Any:
-    """``_repair_fill`` on packed row ``row``, with the same draws. Listing jobs draws nothing,
-    so the selected jobs are listed only when some capacity is exceeded, and the unselected ones
-    only when the fill's first stopping test (some resource's least demand among them does not
-    fit) fails; that test reads ``by_demand`` (K × w: the jobs by ascending demand of each
-    resource), usually its first entries."""
+    """Repair and fill packed row ``row`` (``repair="fill"``, module docstring "Speed").
+
+    The repair is ``_repair_fill``'s, with the same draws: the selected jobs, listed only when
+    some capacity is exceeded, are dropped in a uniformly random order while one is. The fill
+    adds the unselected jobs that fit in a uniformly random order, drawn over the jobs that fit
+    only: usage only grows during a fill, so a job that does not fit now never will, and in a
+    uniformly random order of all the unselected jobs the next one that fits is uniform among
+    those that still fit. So: list the jobs that fit, add one drawn uniformly, keep those that
+    still fit, repeat; one draw per job added, none when the chromosome is already maximal.
+    Before listing, a cheap test: some resource's least demand among the unselected jobs (the
+    first unselected job in ``by_demand[r]``, K × w: the jobs by ascending demand of resource
+    r) does not fit, so nothing does."""
     w, k = demands.shape
     nw = genes.shape[1]
     if not _check_fits(usage, row, limit):
@@ -853,8 +860,6 @@ def _pk_repair_fill(
             order[u] = order[count]
             genes[row, j >> 6] &= ~_bit(j)
             _drop_job(usage, value, row, j, demands, gains)
-    # The fill's first stopping test, before listing the unselected jobs: the least demand of
-    # resource r among them is that of the first unselected job in ``by_demand[r]``.
     for r in range(k):
         least = np.inf
         for s in range(w):
@@ -868,24 +873,65 @@ def _pk_repair_fill(
     for q in range(nw):
         x = ~genes[row, q] & _valid(w, q)
         while x != _ZERO:
-            order[n] = 64 * q + int(trailing_zeros(x))
-            n += 1
+            j = 64 * q + int(trailing_zeros(x))
+            order[n] = j
+            n += _job_fits(usage, row, j, demands, limit)
             x &= x - _ONE
-    for t in range(n):
-        if t > 0 and (t & 7) == 0 and _nothing_fits(usage, row, demands, limit, order, t, n):
-            return
-        u = t + randint(rng, n - t)
+    while n > 0:
+        u = randint(rng, n)
         j = order[u]
-        order[u] = order[t]
-        order[t] = j
-        fits = True
-        for r in range(k):
-            if usage[row, r] + demands[j, r] > limit[r]:
-                fits = False
-                break
-        if fits:
-            genes[row, j >> 6] |= _bit(j)
-            _add_job(usage, value, row, j, demands, gains)
+        genes[row, j >> 6] |= _bit(j)
+        _add_job(usage, value, row, j, demands, gains)
+        kept = 0
+        for s in range(n):
+            c = order[s]
+            order[kept] = c
+            kept += s != u and _job_fits(usage, row, c, demands, limit)
+        n = kept
+
+
+@njit(cache=True, inline="always")
+def _dominates(value: Any, a: Any, b: Any) -> Any:
+    """Row a of ``value`` Pareto-dominates row b (maximisation); ``_dom_rows`` without early
+    exits (M is small: one branch-free pass is cheaper than mispredicted exits)."""
+    ge = True
+    gt = False
+    for i in range(value.shape[1]):
+        ge &= value[a, i] >= value[b, i]
+        gt |= value[a, i] > value[b, i]
+    return ge and gt
+
+
+@njit(cache=True, inline="always")
+def _blocks(value: Any, genes: Any, a: Any, b: Any) -> Any:
+    """Row a keeps row b out of Set 1: a dominates b or a is the same chromosome (packed rows;
+    ``_dom_rows(a, b) or _same_rows(a, b)`` in one pass over the objectives)."""
+    ge = True
+    gt = False
+    for i in range(value.shape[1]):
+        ge &= value[a, i] >= value[b, i]
+        gt |= value[a, i] > value[b, i]
+    if not ge:
+        return False
+    return gt or _same_genes(genes, a, b)
+
+
+@njit(cache=True, inline="always")
+def _same_genes(genes: Any, a: Any, b: Any) -> Any:
+    """Packed rows a and b hold the same chromosome."""
+    for q in range(genes.shape[1]):  # noqa: SIM110 (an explicit loop compiles in numba)
+        if genes[a, q] != genes[b, q]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _job_fits(usage: Any, row: Any, j: Any, demands: Any, limit: Any) -> Any:
+    """Job ``j`` fits beside row ``row`` on every resource."""
+    fits = True
+    for r in range(limit.shape[0]):
+        fits &= usage[row, r] + demands[j, r] <= limit[r]
+    return fits
 
 
 @njit(cache=True, inline="always")
@@ -979,28 +1025,43 @@ def _pk_generations(
                             _drop_job(usage, value, row, pos, demands, gains)
                     pos += geometric_gap(rng, log_keep) + 1
                 gap = pos - w
-                if not exact:
-                    _pk_sums(genes, usage, value, row, demands, gains)
-                if repair:
-                    _pk_repair_fill(
-                        genes, usage, value, row, demands, gains, limit, rng, order, by_demand
-                    )
-                feasible[row] = _check(usage, row, limit, scale, violation)
+                # A child equal to a parent is that parent again: with whole-number data its
+                # sums are the parent's, and the parent is feasible and maximal when repaired,
+                # so its repair would change nothing and draw nothing.
+                parent = -1
+                if exact:
+                    if _same_genes(genes, row, first):
+                        parent = first
+                    elif _same_genes(genes, row, second):
+                        parent = second
+                if parent >= 0:
+                    feasible[row] = feasible[parent]
+                    violation[row] = violation[parent]
+                else:
+                    if not exact:
+                        _pk_sums(genes, usage, value, row, demands, gains)
+                    if repair:
+                        _pk_repair_fill(
+                            genes, usage, value, row, demands, gains, limit, rng, order, by_demand
+                        )
+                    feasible[row] = _check(usage, row, limit, scale, violation)
                 age[row] = 0
                 c += 1
 
-        # Set 1 and the survivors: as in ``_ga_generations`` (copies compared word by word).
+        # Set 1 and the survivors: as in ``_ga_generations``, with comparisons and counts
+        # written without data-dependent branches (copies compared word by word).
         n1 = 0
+        n_feasible = 0
         for s in range(n):
             i = seq[s]
             if not feasible[i]:
                 rank[i] = 2
                 continue
+            n_feasible += 1
             rank[i] = 1
             keep = True
             for t in range(n1):
-                o = set1[t]
-                if _dom_rows(value, o, i) or _same_rows(value, genes, o, i):
+                if _blocks(value, genes, set1[t], i):
                     keep = False
                     break
             if not keep:
@@ -1008,36 +1069,39 @@ def _pk_generations(
             kept = 0
             for t in range(n1):
                 o = set1[t]
-                if _dom_rows(value, i, o):
-                    rank[o] = 1
-                else:
-                    set1[kept] = o
-                    kept += 1
+                out = _dominates(value, i, o)
+                rank[o] = out
+                set1[kept] = o
+                kept += not out
             set1[kept] = i
             n1 = kept + 1
             rank[i] = 0
 
-        left = p
-        for r in range(2):
-            for s in range(n):
-                if rank[seq[s]] == r:
-                    survive[seq[s]] = left > 0
-                    left -= 1
-        n_bad = 0
+        # Keep P: Set 1 newest first (the first P of them), then feasible Set 2 newest first,
+        # then the infeasible ones, newest (or least violating) first.
+        seen1 = 0  # Set 1 members seen, all of them before any Set 2 member
+        seen2 = n1  # the same for feasible Set 2 members
         for s in range(n):
-            if rank[seq[s]] == 2:
-                bad[n_bad] = seq[s]
-                n_bad += 1
-        if by_violation:
-            _sort_by_violation(bad, n_bad, violation)
-        for t in range(n_bad):
-            survive[bad[t]] = left > 0
-            left -= 1
+            row = seq[s]
+            r = rank[row]
+            survive[row] = (seen1 if r == 0 else seen2) < p
+            seen1 += r == 0
+            seen2 += r == 1
+        left = p - n_feasible
+        if n_feasible < n:
+            n_bad = 0
+            for s in range(n):
+                if rank[seq[s]] == 2:
+                    bad[n_bad] = seq[s]
+                    n_bad += 1
+            if by_violation:
+                _sort_by_violation(bad, n_bad, violation)
+            for t in range(n_bad):
+                survive[bad[t]] = left > t
         i = 0
         for s in range(n):
             row = seq[s]
-            if survive[row]:
-                members[i] = row
-                age[row] += 1
-                i += 1
+            members[i] = row
+            age[row] += survive[row]
+            i += survive[row]
     skip[0] = gap
