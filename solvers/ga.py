@@ -362,10 +362,12 @@ class _GAState:
         if not rows.size:
             return []
         values = self.value[rows]
-        front = {tuple(v) for v in values[nondominated_mask(values)]}
-        chosen = {
-            tuple(self.jobs(row)) for row, v in zip(rows, values, strict=True) if tuple(v) in front
-        }
+        front = {tuple(v) for v in values[nondominated_mask(values)].tolist()}
+        on_front = [
+            int(row) for row, v in zip(rows, values.tolist(), strict=True) if tuple(v) in front
+        ]
+        distinct = {tuple(self.genes[row].tolist()): row for row in on_front}  # copies once
+        chosen = {tuple(self.jobs(row)) for row in distinct.values()}
         return [list(sel) for sel in sorted(chosen)]
 
     def jobs(self, row: int) -> list[int]:
