@@ -73,12 +73,29 @@ measured time per generation to take at most a quarter of the remaining time (an
 expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
 ``feasible`` (a heuristic, never ``optimal``).
 
-The fill of ``repair="fill"`` (issue 17 target 3: BBSched's settings, population 20 and 500
-generations, within 5 ms at w = 20) draws its random order lazily, one Fisher-Yates step per
-unselected job visited, and stops once some resource's least demand among the jobs not yet
-visited no longer fits beside the chromosome (nothing more could be added). Fill orders have the
-same distribution as before (a uniformly random order of the unselected jobs), with fewer draws;
-the answers for a seed differ from those of the full shuffle of the window used before.
+Issue 17 target 3 (BBSched's settings, population 20 and 500 generations, within 5 ms at
+w = 20) shaped the kernels; none of this changes what the algorithm does, only its cost:
+
+* **Packed genes** (``packed=true``, the default): a chromosome is ⌈w/64⌉ uint64 words (gene j
+  is bit j % 64 of word j // 64). Crossover is a masked copy of words; mutation flips the bits
+  at the geometric gaps (the same draws as one Bernoulli trial per gene); sums, repair and the
+  copy test of Set 1 visit set bits or compare words. With whole-number demands and objectives
+  (every partial sum below 2^53, so sums are exact in any order) a child's sums are its first
+  parent's, updated where the two differ, and a child equal to a parent is that parent again
+  (same sums; already feasible and maximal, so its repair would change nothing). Set 1 and the
+  survivors are counted without data-dependent branches. With ``repair="none"``
+  (``bbsched-ga``) the packed kernel draws the same numbers as the byte kernel and reaches the
+  same population, gene for gene (``tests/test_ga_packed.py``).
+* **The fill draws over the jobs that fit**: usage only grows during a fill, so a job that does
+  not fit now never will; and in a uniformly random order of all the unselected jobs, the next
+  one that fits is uniform among those that still fit. The packed fill lists the jobs that fit,
+  adds one drawn uniformly, keeps those that still fit, and repeats: one draw per job added and
+  none for a chromosome that is already maximal. The outcome has the distribution of the byte
+  kernel's fill (a lazy Fisher-Yates pass over all unselected jobs, stopped once some resource's
+  least demand left no longer fits), checked exactly on a small window in the tests; the draws
+  differ, so ``ga``'s answer for a given seed differs from the byte kernel's (``packed=false``,
+  kept as the benchmark's side-by-side anchor). ``bbsched-ga`` has no fill: its answers are
+  unchanged.
 
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
 loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
@@ -139,8 +156,9 @@ class GASolver(BaseSolver):
     )
     packed: bool = param(
         True,
-        "genes packed 64 to a machine word (true) or one byte each (false: the kernel before "
-        "issue 17's packing, kept as the benchmark's anchor); the same answers either way",
+        "genes packed 64 to a machine word, fill drawn over the jobs that fit (true); or the "
+        "byte-per-gene kernel before issue 17's packing (false, the benchmark's anchor). Same "
+        "search distribution; the same answers without repair, other seeded answers with it",
     )
 
     name = "ga"
