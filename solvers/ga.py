@@ -745,6 +745,12 @@ def _bit(j: Any) -> Any:
 
 
 @njit(cache=True, inline="always")
+def _low_bit(x: Any) -> Any:
+    """Index of the lowest set bit of the word ``x`` (x != 0): one tzcnt instruction."""
+    return int(trailing_zeros(x))  # type: ignore[call-arg]  # numba intrinsic, typed by numba
+
+
+@njit(cache=True, inline="always")
 def _valid(w: Any, q: Any) -> Any:
     """The bits of word ``q`` that hold genes of a window of ``w`` jobs."""
     rest = w - 64 * q
@@ -780,7 +786,7 @@ def _pk_sums(genes: Any, usage: Any, value: Any, row: Any, demands: Any, gains: 
     for q in range(genes.shape[1]):
         x = genes[row, q]
         while x != _ZERO:
-            _add_job(usage, value, row, 64 * q + int(trailing_zeros(x)), demands, gains)
+            _add_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
             x &= x - _ONE
 
 
@@ -807,11 +813,11 @@ def _pk_diff_sums(
         diff = child ^ genes[first, q]
         x = diff & child
         while x != _ZERO:
-            _add_job(usage, value, row, 64 * q + int(trailing_zeros(x)), demands, gains)
+            _add_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
             x &= x - _ONE
         x = diff & ~child
         while x != _ZERO:
-            _drop_job(usage, value, row, 64 * q + int(trailing_zeros(x)), demands, gains)
+            _drop_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
             x &= x - _ONE
 
 
@@ -868,7 +874,7 @@ def _pk_repair_fill(
         for q in range(nw):
             x = genes[row, q]
             while x != _ZERO:
-                order[count] = 64 * q + int(trailing_zeros(x))
+                order[count] = 64 * q + _low_bit(x)
                 count += 1
                 x &= x - _ONE
         while count > 0:
@@ -893,7 +899,7 @@ def _pk_repair_fill(
     for q in range(nw):
         x = ~genes[row, q] & _valid(w, q)
         while x != _ZERO:
-            j = 64 * q + int(trailing_zeros(x))
+            j = 64 * q + _low_bit(x)
             order[n] = j
             n += _job_fits(usage, row, j, demands, limit)
             x &= x - _ONE
