@@ -438,11 +438,13 @@ def moo_part(
     from ga_speed import ga_block
 
     if ga_windows is None:
-        ga_problems, repeats, label = windows[20], 2, "the windows above"
+        ga_problems, repeats = windows[20], 2
+        label = f"the table's w=20 conflict windows (seed {seed})"
     else:
-        ga_problems, repeats, label = draw_ga_windows(ga_windows, seed), 5, f"seed {seed}"
+        ga_problems, repeats = draw_ga_windows(ga_windows, seed), 5
+        label = f"conflict windows seed {seed}"
     print()
-    print("\n".join(ga_block(ga_problems, repeats, f"conflict windows {label}")))
+    print("\n".join(ga_block(ga_problems, repeats, label)))
     print(
         f"moo (default, converges) at w=20, same windows as the table: median "
         f"{fmt_ms(results[('moo (default)', 20)][2])} ms"

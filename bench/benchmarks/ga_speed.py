@@ -15,7 +15,8 @@ seed per window. Per decision: the thread's CPU time around ``timed_solve`` (the
 kind's check of the answer; time the thread spends descheduled is not in it) and the wall
 latency ``timed_solve`` records (the solve alone). Printed: median, the worst window (the
 largest per-window median) and the worst single run, for both, and the ratios new / old (median
-of the per-decision ratios, ratio of the worst cases). The load average before and after is
+of the per-decision ratios, ratio of the worst cases), and the mean share of the exact front
+each finds (the same search distribution, different draws: close, not equal). The load average before and after is
 printed too: on a shared machine the worst single run measures the neighbours as much as the
 solver. Also ``frontier.py --part b`` prints this block (``ga_block``).
 
@@ -64,12 +65,18 @@ def draw(count: int, seed: int) -> list[SelectionProblem]:
 def measure(
     problems: list[SelectionProblem], repeats: int
 ) -> dict[str, dict[str, list[list[float]]]]:
-    """{solver: {"cpu": per window, per repeat (ms), "wall": ...}}, alternating the order."""
+    """{solver: {"cpu": per window, per repeat (ms), "wall": ..., "found": share of the exact
+    front found, per window and repeat}}, alternating the order."""
+    dp = make_solver("dp")
+    exact = [
+        {p.objectives for p in timed_solve(dp, problem, Budget(deadline_s=30)).pareto}
+        for problem in problems
+    ]
     solvers = {name: make_solver("ga", params) for name, params in SOLVERS.items()}
     for solver in solvers.values():
         warm_up(solver)
     out: dict[str, dict[str, list[list[float]]]] = {
-        name: {"cpu": [[] for _ in problems], "wall": [[] for _ in problems]} for name in solvers
+        name: {key: [[] for _ in problems] for key in ("cpu", "wall", "found")} for name in solvers
     }
     names = list(solvers)
     for rep in range(repeats):
@@ -81,6 +88,8 @@ def measure(
                 c1 = time.thread_time()
                 out[name]["cpu"][i].append((c1 - c0) * 1e3)
                 out[name]["wall"][i].append(decision.latency_s * 1e3)
+                found = {p.objectives for p in decision.pareto} & exact[i]
+                out[name]["found"][i].append(len(found) / len(exact[i]))
     return out
 
 
@@ -108,6 +117,8 @@ def ga_block(problems: list[SelectionProblem], repeats: int, label: str) -> list
         for clock in ("cpu", "wall"):
             med, worst_window, worst = summary(runs[clock])
             row += [f"{med:.2f}", f"{worst_window:.2f}", f"{worst:.2f}"]
+        shares = [x for window in runs["found"] for x in window]
+        row.append(f"{100 * statistics.mean(shares):.1f}%")
         rows.append(row)
     ratio_row = ["new / old"]
     for clock in ("cpu", "wall"):
@@ -122,7 +133,7 @@ def ga_block(problems: list[SelectionProblem], repeats: int, label: str) -> list
             f"{n_sum[1] / o_sum[1]:.2f}x",
             f"{n_sum[2] / o_sum[2]:.2f}x",
         ]
-    rows.append(ratio_row)
+    rows.append([*ratio_row, "-"])
     lines = [
         f"ga at w={W}, BBSched's settings (population 20, 500 generations), {label}: "
         f"{len(problems)} windows x {repeats} repeats, alternating; load average "
@@ -137,6 +148,7 @@ def ga_block(problems: list[SelectionProblem], repeats: int, label: str) -> list
                 "wall ms median",
                 "wall worst window",
                 "wall worst run",
+                "exact front found (mean)",
             ],
             tablefmt="github",
             disable_numparse=True,
