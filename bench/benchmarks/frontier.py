@@ -433,22 +433,29 @@ def moo_part(
         lines.append(line)
     print("\n".join(lines))
     # Target 3's latency clause: BBSched's settings (population 20, 500 generations) at w = 20,
-    # ga side by side with the byte-per-gene kernel it replaced (bench/benchmarks/ga_speed.py).
-    from ga_speed import draw as draw_ga_windows
-    from ga_speed import ga_block
-
+    # ga side by side with the byte-per-gene kernel it replaced (bench/benchmarks/_ga_speed.py).
     if ga_windows is None:
-        ga_problems, repeats = windows[20], 2
-        label = f"the table's w=20 conflict windows (seed {seed})"
+        ga_part(seed, len(windows[20]), 2, windows[20])
     else:
-        ga_problems, repeats = draw_ga_windows(ga_windows, seed), 5
-        label = f"conflict windows seed {seed}"
-    print()
-    print("\n".join(ga_block(ga_problems, repeats, label)))
+        ga_part(seed, ga_windows, 5, None)
     print(
         f"moo (default, converges) at w=20, same windows as the table: median "
         f"{fmt_ms(results[('moo (default)', 20)][2])} ms"
     )
+
+
+def ga_part(seed: int, count: int, repeats: int, table: list[SelectionProblem] | None) -> None:
+    """Target 3's latency clause (``_ga_speed.ga_block``): the windows ``table`` (part (b)'s
+    w = 20 windows) or ``count`` fresh w = 20 windows of ``seed``, ``repeats`` runs each."""
+    from _ga_speed import draw as draw_ga_windows
+    from _ga_speed import ga_block
+
+    if table is not None:
+        problems, label = table, f"the table's w=20 conflict windows (seed {seed})"
+    else:
+        problems, label = draw_ga_windows(count, seed), f"conflict windows seed {seed}"
+    print()
+    print("\n".join(ga_block(problems, repeats, label)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -461,7 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seed of the windows (default {SEED}, the README's; others: fresh windows)",
     )
     parser.add_argument(
-        "--part", choices=("a", "b", "ab"), default="ab", help="which parts to run (default both)"
+        "--part",
+        choices=("a", "b", "ab", "g"),
+        default="ab",
+        help="which parts to run (default both; g: only part (b)'s ga latency block)",
     )
     parser.add_argument("--only-dp", action="store_true", help="part (a) only (= --part a)")
     parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
@@ -471,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     count = 4 if args.quick else 10
     print(machine_line())
+    if args.part == "g":  # ga's latency block alone: its own windows, no others drawn
+        ga_part(args.seed, 4 if args.quick else 20, 2 if args.quick else 5, None)
+        return 0
     print(f"mode: {'quick' if args.quick else 'full'}")
     start = time.perf_counter()
     windows, unproven = draw_windows(count, args.seed)

@@ -1,11 +1,11 @@
 """``ga`` with BBSched's settings at w = 20 (issue 17 target 3: "stays under 5 ms"), side by side
 with the byte-per-gene kernel it replaced.
 
-Usage::
+A helper of ``frontier.py`` (part (b) prints its block; ``--part g`` prints it alone)::
 
-    python bench/benchmarks/ga_speed.py                 # 20 windows x 5 repeats, seed 0
-    python bench/benchmarks/ga_speed.py --seed 1        # fresh windows
-    python bench/benchmarks/ga_speed.py --windows 4 --repeats 2   # quick
+    python bench/benchmarks/frontier.py --part g            # 20 windows x 5 repeats, seed 0
+    python bench/benchmarks/frontier.py --part g --seed 1   # fresh windows
+    python bench/benchmarks/frontier.py --part g --quick    # 4 windows x 2 repeats
 
 The windows are ``instances.conflict_windows`` at w = 20 (issue 17's recipe, exact front of at
 least 3 points by ``dp``). ``ga`` (population 20, 500 generations, mutation 0.05 %: BBSched
@@ -18,24 +18,15 @@ largest per-window median) and the worst single run, for both, and the ratios ne
 of the per-decision ratios, ratio of the worst cases), and the mean share of the exact front
 each finds (the same search distribution, different draws: close, not equal). The load average before and after is
 printed too: on a shared machine the worst single run measures the neighbours as much as the
-solver. Also ``frontier.py --part b`` prints this block (``ga_block``).
-
-The script reports; it does not gate (exit status 0 whatever the numbers).
+solver. It reports; it does not gate.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the project root importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from _machine import machine_line
 from tabulate import tabulate
 
 from schedbench.instances.conflict_windows import conflict_windows
@@ -162,19 +153,3 @@ def ga_block(problems: list[SelectionProblem], repeats: int, label: str) -> list
         f" (CPU); wall worst run {summary(new['wall'])[2]:.2f} ms"
     )
     return lines
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=0, help="seed of the windows (default 0)")
-    parser.add_argument("--windows", type=int, default=20, help="windows (default 20)")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per window and solver")
-    args = parser.parse_args(argv)
-    print(machine_line("numpy", "numba"))
-    problems = draw(args.windows, args.seed)
-    print("\n".join(ga_block(problems, args.repeats, f"conflict windows seed {args.seed}")))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
