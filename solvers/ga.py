@@ -937,9 +937,10 @@ def _blocks(value: Any, genes: Any, a: Any, b: Any) -> Any:
     for i in range(value.shape[1]):
         ge &= value[a, i] >= value[b, i]
         gt |= value[a, i] > value[b, i]
-    if not ge:
-        return False
-    return gt or _same_genes(genes, a, b)
+    same = True
+    for q in range(genes.shape[1]):
+        same &= genes[a, q] == genes[b, q]
+    return ge and (gt or same)
 
 
 @njit(cache=True, inline="always")
@@ -1085,12 +1086,10 @@ def _pk_generations(
                 continue
             n_feasible += 1
             rank[i] = 1
-            keep = True
-            for t in range(n1):
-                if _blocks(value, genes, set1[t], i):
-                    keep = False
-                    break
-            if not keep:
+            blocked = False
+            for t in range(n1):  # Set 1 is short: no early exit
+                blocked |= _blocks(value, genes, set1[t], i)
+            if blocked:
                 continue
             kept = 0
             for t in range(n1):
