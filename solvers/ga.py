@@ -710,11 +710,12 @@ def _same_rows(value: Any, genes: Any, a: Any, b: Any) -> Any:
 
 
 # -- packed kernels (``packed=true``, the default) -------------------------------------------------
-# The same generation as ``_ga_init`` / ``_ga_generations`` / ``_repair_fill`` above, draw for
-# draw and sum for sum (so the same seed gives the same answer), on genes packed 64 to a uint64
-# word: crossover is a masked word copy, mutation flips the bits at the geometric gaps, the sums
-# and the repair visit only the set (or, for the fill, the clear) bits, in window order, and the
-# copy test of Set 1 compares words. Issue 17 target 3: BBSched's settings within 5 ms at w = 20.
+# The generation of ``_ga_init`` / ``_ga_generations`` / ``_repair_fill`` above on genes packed
+# 64 to a uint64 word (module docstring, "Speed and deadline"): crossover is a masked word copy,
+# mutation flips the bits at the geometric gaps (the same draws), sums and repair visit set or
+# clear bits in window order, Set 1's copy test compares words. Without repair the two kernels
+# draw the same numbers and reach the same state; the packed fill draws over the jobs that fit
+# (same fill distribution, other draws). Issue 17 target 3: BBSched's settings < 5 ms at w = 20.
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
