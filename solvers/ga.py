@@ -73,12 +73,29 @@ measured time per generation to take at most a quarter of the remaining time (an
 expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
 ``feasible`` (a heuristic, never ``optimal``).
 
-The fill of ``repair="fill"`` (issue 17 target 3: BBSched's settings, population 20 and 500
-generations, within 5 ms at w = 20) draws its random order lazily, one Fisher-Yates step per
-unselected job visited, and stops once some resource's least demand among the jobs not yet
-visited no longer fits beside the chromosome (nothing more could be added). Fill orders have the
-same distribution as before (a uniformly random order of the unselected jobs), with fewer draws;
-the answers for a seed differ from those of the full shuffle of the window used before.
+Issue 17 target 3 (BBSched's settings, population 20 and 500 generations, within 5 ms at
+w = 20) shaped the kernels; none of this changes what the algorithm does, only its cost:
+
+* **Packed genes** (``packed=true``, the default): a chromosome is ⌈w/64⌉ uint64 words (gene j
+  is bit j % 64 of word j // 64). Crossover is a masked copy of words; mutation flips the bits
+  at the geometric gaps (the same draws as one Bernoulli trial per gene); sums, repair and the
+  copy test of Set 1 visit set bits or compare words. With whole-number demands and objectives
+  (every partial sum below 2^53, so sums are exact in any order) a child's sums are its first
+  parent's, updated where the two differ, and a child equal to a parent is that parent again
+  (same sums; already feasible and maximal, so its repair would change nothing). Set 1 and the
+  survivors are counted without data-dependent branches. With ``repair="none"``
+  (``bbsched-ga``) the packed kernel draws the same numbers as the byte kernel and reaches the
+  same population, gene for gene (``tests/test_ga_packed.py``).
+* **The fill draws over the jobs that fit**: usage only grows during a fill, so a job that does
+  not fit now never will; and in a uniformly random order of all the unselected jobs, the next
+  one that fits is uniform among those that still fit. The packed fill lists the jobs that fit,
+  adds one drawn uniformly, keeps those that still fit, and repeats: one draw per job added and
+  none for a chromosome that is already maximal. The outcome has the distribution of the byte
+  kernel's fill (a lazy Fisher-Yates pass over all unselected jobs, stopped once some resource's
+  least demand left no longer fits), checked exactly on a small window in the tests; the draws
+  differ, so ``ga``'s answer for a given seed differs from the byte kernel's (``packed=false``,
+  kept as the benchmark's side-by-side anchor). ``bbsched-ga`` has no fill: its answers are
+  unchanged.
 
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
 loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
@@ -97,6 +114,7 @@ from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
@@ -136,6 +154,12 @@ class GASolver(BaseSolver):
         "and filled (jobs that still fit added in a random order); 'none': as the paper "
         "describes (bbsched-ga)",
     )
+    packed: bool = param(
+        True,
+        "genes packed 64 to a machine word, fill drawn over the jobs that fit (true); or the "
+        "byte-per-gene kernel before issue 17's packing (false, the benchmark's anchor). Same "
+        "search distribution; the same answers without repair, other seeded answers with it",
+    )
 
     name = "ga"
     summary = (
@@ -150,6 +174,7 @@ class GASolver(BaseSolver):
         self._require_int("children", 0, "an integer >= 0 (0 = the population size)")
         self._require(self.infeasible in ("violation", "age"), "infeasible", "'violation' or 'age'")
         self._require(self.repair in ("fill", "none"), "repair", "'fill' or 'none'")
+        self._require(isinstance(self.packed, bool), "packed", "true or false")
 
     @property
     def n_children(self) -> int:
@@ -159,14 +184,19 @@ class GASolver(BaseSolver):
         """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
         tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
         for repair in (False, True):  # both specialisations of the kernels
-            state = _GAState.start(tiny, self.population, self.n_children, 0, repair)
+            state = _GAState.start(tiny, self.population, self.n_children, 0, repair, self.packed)
             state.run(2, self.mutation, self.infeasible == "violation")
 
     def _solve(self, problem: SelectionProblem, budget: Budget, clock: Clock) -> Answer:
         if problem.w == 0:
             return Answer(Status.FEASIBLE, [[]])
         state = _GAState.start(
-            problem, self.population, self.n_children, budget.seed, self.repair == "fill"
+            problem,
+            self.population,
+            self.n_children,
+            budget.seed,
+            self.repair == "fill",
+            self.packed,
         )
         status = Status.FEASIBLE
         trace: list[tuple[float, list[float]]] = []
@@ -233,7 +263,8 @@ class _GAState:
     """The population between kernel calls: arrays of 2P rows (population and children) that the
     kernels update in place; ``members`` lists the population's rows."""
 
-    genes: np.ndarray  # 2P × w, uint8: genes[i, j] = 1 if chromosome i selects job j
+    genes: np.ndarray  # packed: 2P × ⌈w/64⌉ uint64, bit j % 64 of word j // 64 = gene j;
+    # else 2P × w uint8: genes[i, j] = 1 if chromosome i selects job j
     age: np.ndarray  # 2P, int64
     value: np.ndarray  # 2P × M objective vectors
     usage: np.ndarray  # 2P × K resource usage
@@ -247,6 +278,10 @@ class _GAState:
     skip: np.ndarray  # genes left before the next mutation (geometric gap)
     repair: bool  # repair and fill every chromosome (``repair="fill"``)
     order: np.ndarray  # scratch for the fill's random order
+    packed: bool  # genes packed 64 to a word (``packed=true``) or one byte each
+    w: int
+    by_demand: np.ndarray  # packed kernels: K × w, the jobs by ascending demand of each resource
+    exact: bool  # packed kernels: whole-number data, sums independent of the order of terms
 
     @classmethod
     def start(
@@ -256,6 +291,7 @@ class _GAState:
         children: int,
         seed: int,
         repair: bool = False,
+        packed: bool = True,
     ) -> _GAState:
         # Writable C-contiguous copies: numba compiles one specialisation for these types.
         prob = (
@@ -266,7 +302,7 @@ class _GAState:
         )
         n, w = population + children, problem.w
         state = cls(
-            genes=np.zeros((n, w), np.uint8),
+            genes=np.zeros((n, _words(w)), np.uint64) if packed else np.zeros((n, w), np.uint8),
             age=np.zeros(n, np.int64),
             value=np.zeros((n, problem.M)),
             usage=np.zeros((n, problem.K)),
@@ -278,8 +314,17 @@ class _GAState:
             skip=np.zeros(1, np.int64),
             repair=repair,
             order=np.zeros(max(w, 1), np.int64),
+            packed=packed,
+            w=w,
+            by_demand=np.ascontiguousarray(np.argsort(prob[0], axis=0, kind="stable").T),
+            exact=_whole_sums(prob[0]) and _whole_sums(prob[1]),
         )
-        _ga_init(state.arrays(), prob, population, state.rng, repair, state.order)
+        if packed:
+            _pk_init(
+                state.arrays(), prob, population, state.rng, repair, state.order, state.by_demand
+            )
+        else:
+            _ga_init(state.arrays(), prob, population, state.rng, repair, state.order)
         return state
 
     def arrays(self) -> tuple[Any, ...]:
@@ -297,17 +342,32 @@ class _GAState:
         if generations == 0:
             return
         log_keep = -np.inf if mutation >= 1.0 else float(np.log1p(-mutation))
-        _ga_generations(
-            self.arrays(),
-            self.prob,
-            generations,
-            log_keep,
-            by_violation,
-            self.rng,
-            self.skip,
-            self.repair,
-            self.order,
-        )
+        if self.packed:
+            _pk_generations(
+                self.arrays(),
+                self.prob,
+                generations,
+                log_keep,
+                by_violation,
+                self.rng,
+                self.skip,
+                self.repair,
+                self.order,
+                self.by_demand,
+                self.exact,
+            )
+        else:
+            _ga_generations(
+                self.arrays(),
+                self.prob,
+                generations,
+                log_keep,
+                by_violation,
+                self.rng,
+                self.skip,
+                self.repair,
+                self.order,
+            )
 
     def feasible_rows(self) -> np.ndarray:
         return self.members[self.feasible[self.members]]
@@ -320,13 +380,21 @@ class _GAState:
         if not rows.size:
             return []
         values = self.value[rows]
-        front = {tuple(v) for v in values[nondominated_mask(values)]}
-        chosen = {
-            tuple(np.flatnonzero(self.genes[row]).tolist())
-            for row, v in zip(rows, values, strict=True)
-            if tuple(v) in front
-        }
+        front = {tuple(v) for v in values[nondominated_mask(values)].tolist()}
+        on_front = [
+            int(row) for row, v in zip(rows, values.tolist(), strict=True) if tuple(v) in front
+        ]
+        distinct = {tuple(self.genes[row].tolist()): row for row in on_front}  # copies once
+        chosen = {tuple(self.jobs(row)) for row in distinct.values()}
         return [list(sel) for sel in sorted(chosen)]
+
+    def jobs(self, row: int) -> list[int]:
+        """The jobs chromosome ``row`` selects, in window order."""
+        genes = self.genes[row]
+        if self.packed:
+            bits = (genes[:, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)
+            genes = bits.reshape(-1)[: self.w]
+        return [int(j) for j in np.flatnonzero(genes)]
 
     def record_best(self, now: float, trace: list[tuple[float, list[float]]]) -> None:
         rows = self.feasible_rows()
@@ -639,3 +707,427 @@ def _same_rows(value: Any, genes: Any, a: Any, b: Any) -> Any:
         if genes[a, j] != genes[b, j]:
             return False
     return True
+
+
+# -- packed kernels (``packed=true``, the default) -------------------------------------------------
+# The generation of ``_ga_init`` / ``_ga_generations`` / ``_repair_fill`` above on genes packed
+# 64 to a uint64 word (module docstring, "Speed and deadline"): crossover is a masked word copy,
+# mutation flips the bits at the geometric gaps (the same draws), sums and repair visit set or
+# clear bits in window order, Set 1's copy test compares words. Without repair the two kernels
+# draw the same numbers and reach the same state; the packed fill draws over the jobs that fit
+# (same fill distribution, other draws). Issue 17 target 3: BBSched's settings < 5 ms at w = 20.
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+def _whole_sums(columns: np.ndarray) -> bool:
+    """Every entry of ``columns`` (n × d) is a whole number and the absolute values of each
+    column sum below 2^53: floating-point sums of any of its entries, in any order, are exact."""
+    if not columns.size:
+        return True
+    finite = bool(np.all(np.isfinite(columns)))
+    return (
+        finite
+        and bool(np.all(columns == np.round(columns)))
+        and bool(np.all(np.abs(columns).sum(axis=0) < 2.0**53))
+    )
+
+
+def _words(w: int) -> int:
+    """uint64 words per packed chromosome of ``w`` genes (at least one)."""
+    return max(1, (w + 63) // 64)
+
+
+@njit(cache=True, inline="always")
+def _bit(j: Any) -> Any:
+    """The mask of gene ``j`` in its word (word ``j >> 6``)."""
+    return _ONE << np.uint64(j & 63)
+
+
+@njit(cache=True, inline="always")
+def _low_bit(x: Any) -> Any:
+    """Index of the lowest set bit of the word ``x`` (x != 0): one tzcnt instruction."""
+    return int(trailing_zeros(x))  # type: ignore[call-arg]  # numba intrinsic, typed by numba
+
+
+@njit(cache=True, inline="always")
+def _valid(w: Any, q: Any) -> Any:
+    """The bits of word ``q`` that hold genes of a window of ``w`` jobs."""
+    rest = w - 64 * q
+    if rest >= 64:
+        return _ALL
+    return (_ONE << np.uint64(rest)) - _ONE
+
+
+@njit(cache=True, inline="always")
+def _add_job(usage: Any, value: Any, row: Any, j: Any, demands: Any, gains: Any) -> Any:
+    for r in range(demands.shape[1]):
+        usage[row, r] += demands[j, r]
+    for i in range(gains.shape[1]):
+        value[row, i] += gains[j, i]
+
+
+@njit(cache=True, inline="always")
+def _drop_job(usage: Any, value: Any, row: Any, j: Any, demands: Any, gains: Any) -> Any:
+    for r in range(demands.shape[1]):
+        usage[row, r] -= demands[j, r]
+    for i in range(gains.shape[1]):
+        value[row, i] -= gains[j, i]
+
+
+@njit(cache=True, inline="always")
+def _pk_sums(genes: Any, usage: Any, value: Any, row: Any, demands: Any, gains: Any) -> Any:
+    """Usage and objective vector of packed row ``row``, summed from zero in window order (the
+    order ``_ga_generations`` adds them in, so the floating-point sums are the same)."""
+    for r in range(usage.shape[1]):
+        usage[row, r] = 0.0
+    for i in range(value.shape[1]):
+        value[row, i] = 0.0
+    for q in range(genes.shape[1]):
+        x = genes[row, q]
+        while x != _ZERO:
+            _add_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
+            x &= x - _ONE
+
+
+@njit(cache=True, inline="always")
+def _pk_diff_sums(
+    genes: Any,
+    usage: Any,
+    value: Any,
+    row: Any,
+    first: Any,
+    from_word: Any,
+    demands: Any,
+    gains: Any,
+) -> Any:
+    """Sums of row ``row`` from those of row ``first``, which it equals in the words before
+    ``from_word``: plus the jobs only ``row`` selects, minus those only ``first`` selects.
+    Exact only for whole-number data (``exact`` of ``_pk_generations``)."""
+    for r in range(usage.shape[1]):
+        usage[row, r] = usage[first, r]
+    for i in range(value.shape[1]):
+        value[row, i] = value[first, i]
+    for q in range(from_word, genes.shape[1]):
+        child = genes[row, q]
+        diff = child ^ genes[first, q]
+        x = diff & child
+        while x != _ZERO:
+            _add_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
+            x &= x - _ONE
+        x = diff & ~child
+        while x != _ZERO:
+            _drop_job(usage, value, row, 64 * q + _low_bit(x), demands, gains)
+            x &= x - _ONE
+
+
+@njit(cache=True)
+def _pk_init(
+    pop: Any, prob: Any, population: Any, rng: Any, repair: Any, order: Any, by_demand: Any
+) -> Any:
+    """``_ga_init`` on packed genes."""
+    genes, value, usage, feasible, violation = pop[0], pop[2], pop[3], pop[4], pop[5]
+    demands, gains, limit, scale = prob
+    w = demands.shape[0]
+    for row in range(population):
+        value[row] = 0.0
+        usage[row] = 0.0
+        genes[row] = _ZERO
+        for j in range(w):
+            if next_u64(rng) >> np.uint64(63):
+                genes[row, j >> 6] |= _bit(j)
+                _add_job(usage, value, row, j, demands, gains)
+        if repair:
+            _pk_repair_fill(genes, usage, value, row, demands, gains, limit, rng, order, by_demand)
+        feasible[row] = _check(usage, row, limit, scale, violation)
+
+
+@njit(cache=True, inline="always")
+def _pk_repair_fill(
+    genes: Any,
+    usage: Any,
+    value: Any,
+    row: Any,
+    demands: Any,
+    gains: Any,
+    limit: Any,
+    rng: Any,
+    order: Any,
+    by_demand: Any,
+) -> Any:
+    """Repair and fill packed row ``row`` (``repair="fill"``, module docstring "Speed").
+
+    The repair is ``_repair_fill``'s, with the same draws: the selected jobs, listed only when
+    some capacity is exceeded, are dropped in a uniformly random order while one is. The fill
+    adds the unselected jobs that fit in a uniformly random order, drawn over the jobs that fit
+    only: usage only grows during a fill, so a job that does not fit now never will, and in a
+    uniformly random order of all the unselected jobs the next one that fits is uniform among
+    those that still fit. So: list the jobs that fit, add one drawn uniformly, keep those that
+    still fit, repeat; one draw per job added, none when the chromosome is already maximal.
+    Before listing, a cheap test: some resource's least demand among the unselected jobs (the
+    first unselected job in ``by_demand[r]``, K × w: the jobs by ascending demand of resource
+    r) does not fit, so nothing does."""
+    w, k = demands.shape
+    nw = genes.shape[1]
+    if not _check_fits(usage, row, limit):
+        count = 0
+        for q in range(nw):
+            x = genes[row, q]
+            while x != _ZERO:
+                order[count] = 64 * q + _low_bit(x)
+                count += 1
+                x &= x - _ONE
+        while count > 0:
+            if _check_fits(usage, row, limit):
+                break
+            u = randint(rng, count)
+            count -= 1
+            j = order[u]
+            order[u] = order[count]
+            genes[row, j >> 6] &= ~_bit(j)
+            _drop_job(usage, value, row, j, demands, gains)
+    for r in range(k):
+        least = np.inf
+        for s in range(w):
+            j = by_demand[r, s]
+            if not genes[row, j >> 6] & _bit(j):
+                least = demands[j, r]
+                break
+        if usage[row, r] + least > limit[r]:  # also when every job is selected (least = inf)
+            return
+    n = 0
+    for q in range(nw):
+        x = ~genes[row, q] & _valid(w, q)
+        while x != _ZERO:
+            j = 64 * q + _low_bit(x)
+            order[n] = j
+            n += _job_fits(usage, row, j, demands, limit)
+            x &= x - _ONE
+    while n > 0:
+        u = randint(rng, n)
+        j = order[u]
+        genes[row, j >> 6] |= _bit(j)
+        _add_job(usage, value, row, j, demands, gains)
+        kept = 0
+        for s in range(n):
+            c = order[s]
+            order[kept] = c
+            kept += s != u and _job_fits(usage, row, c, demands, limit)
+        n = kept
+
+
+@njit(cache=True, inline="always")
+def _dominates(value: Any, a: Any, b: Any) -> Any:
+    """Row a of ``value`` Pareto-dominates row b (maximisation); ``_dom_rows`` without early
+    exits (M is small: one branch-free pass is cheaper than mispredicted exits)."""
+    ge = True
+    gt = False
+    for i in range(value.shape[1]):
+        ge &= value[a, i] >= value[b, i]
+        gt |= value[a, i] > value[b, i]
+    return ge and gt
+
+
+@njit(cache=True, inline="always")
+def _blocks(value: Any, genes: Any, a: Any, b: Any) -> Any:
+    """Row a keeps row b out of Set 1: a dominates b or a is the same chromosome (packed rows;
+    ``_dom_rows(a, b) or _same_rows(a, b)`` in one pass over the objectives)."""
+    ge = True
+    gt = False
+    for i in range(value.shape[1]):
+        ge &= value[a, i] >= value[b, i]
+        gt |= value[a, i] > value[b, i]
+    same = True
+    for q in range(genes.shape[1]):
+        same &= genes[a, q] == genes[b, q]
+    return ge and (gt or same)
+
+
+@njit(cache=True, inline="always")
+def _same_genes(genes: Any, a: Any, b: Any) -> Any:
+    """Packed rows a and b hold the same chromosome."""
+    for q in range(genes.shape[1]):  # noqa: SIM110 (an explicit loop compiles in numba)
+        if genes[a, q] != genes[b, q]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _job_fits(usage: Any, row: Any, j: Any, demands: Any, limit: Any) -> Any:
+    """Job ``j`` fits beside row ``row`` on every resource."""
+    fits = True
+    for r in range(limit.shape[0]):
+        fits &= usage[row, r] + demands[j, r] <= limit[r]
+    return fits
+
+
+@njit(cache=True, inline="always")
+def _check_fits(usage: Any, row: Any, limit: Any) -> Any:
+    """Row ``row`` is within every capacity."""
+    for r in range(limit.shape[0]):  # noqa: SIM110 (an explicit loop compiles in numba)
+        if usage[row, r] > limit[r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _pk_generations(
+    pop: Any,
+    prob: Any,
+    n_gen: Any,
+    log_keep: Any,
+    by_violation: Any,
+    rng: Any,
+    skip: Any,
+    repair: Any,
+    order: Any,
+    by_demand: Any,
+    exact: Any,
+) -> Any:
+    """``_ga_generations`` on packed genes (``genes`` is 2P × ⌈w/64⌉ uint64); ``by_demand`` as
+    in ``_pk_repair_fill``; ``exact``: every demand and objective is a whole number and every
+    partial sum below 2^53, so sums do not depend on the order of the terms and a child's sums
+    are its first parent's, updated at the genes where it differs from it."""
+    genes, age, value, usage, feasible, violation, members = pop
+    demands, gains, limit, scale = prob
+    n, nw = genes.shape
+    w = demands.shape[0]
+    p = members.shape[0]
+    n_children = n - p
+    in_population = np.zeros(n, np.bool_)
+    rank = np.empty(n, np.int64)  # 0: Set 1; 1: Set 2 feasible; 2: Set 2 infeasible
+    seq = np.empty(n, np.int64)
+    set1 = np.empty(n, np.int64)
+    survive = np.empty(n, np.bool_)
+    bad = np.empty(n, np.int64)
+    gap = skip[0]
+
+    for _ in range(n_gen):
+        # The pool in (age, position) order: the children (age 0, in the order made) in the
+        # free rows, then the population, which is stored in that order already.
+        in_population[:] = False
+        for i in range(p):
+            in_population[members[i]] = True
+            seq[n_children + i] = members[i]
+        c = 0
+        for row in range(n):
+            if not in_population[row]:
+                seq[c] = row
+                c += 1
+
+        # Crossover of two random parents at one random position (a masked copy of words),
+        # then bit-flip mutation at the geometric gaps (gene ``pos`` of the child is the one
+        # ``gap`` genes on, as in the byte kernel's countdown).
+        c = 0
+        while c < n_children:
+            ia = randint(rng, p)
+            ib = randint(rng, p - 1)
+            if ib >= ia:
+                ib += 1
+            a = members[ia]
+            b = members[ib]
+            cut = 1 + randint(rng, w - 1) if w >= 2 else 0
+            cut_word = cut >> 6
+            low = _bit(cut) - _ONE  # genes before the cut in word cut_word
+            for first, second in ((a, b), (b, a)):
+                if c >= n_children:
+                    break
+                row = seq[c]
+                for q in range(nw):
+                    if q < cut_word:
+                        genes[row, q] = genes[first, q]
+                    elif q == cut_word:
+                        genes[row, q] = (genes[first, q] & low) | (genes[second, q] & ~low)
+                    else:
+                        genes[row, q] = genes[second, q]
+                if exact:
+                    _pk_diff_sums(genes, usage, value, row, first, cut_word, demands, gains)
+                pos = gap
+                while pos < w:
+                    genes[row, pos >> 6] ^= _bit(pos)
+                    if exact:
+                        if genes[row, pos >> 6] & _bit(pos):
+                            _add_job(usage, value, row, pos, demands, gains)
+                        else:
+                            _drop_job(usage, value, row, pos, demands, gains)
+                    pos += geometric_gap(rng, log_keep) + 1
+                gap = pos - w
+                # A child equal to a parent is that parent again: with whole-number data its
+                # sums are the parent's, and the parent is feasible and maximal when repaired,
+                # so its repair would change nothing and draw nothing.
+                parent = -1
+                if exact:
+                    if _same_genes(genes, row, first):
+                        parent = first
+                    elif _same_genes(genes, row, second):
+                        parent = second
+                if parent >= 0:
+                    feasible[row] = feasible[parent]
+                    violation[row] = violation[parent]
+                else:
+                    if not exact:
+                        _pk_sums(genes, usage, value, row, demands, gains)
+                    if repair:
+                        _pk_repair_fill(
+                            genes, usage, value, row, demands, gains, limit, rng, order, by_demand
+                        )
+                    feasible[row] = _check(usage, row, limit, scale, violation)
+                age[row] = 0
+                c += 1
+
+        # Set 1 and the survivors: as in ``_ga_generations``, with comparisons and counts
+        # written without data-dependent branches (copies compared word by word).
+        n1 = 0
+        n_feasible = 0
+        for s in range(n):
+            i = seq[s]
+            if not feasible[i]:
+                rank[i] = 2
+                continue
+            n_feasible += 1
+            rank[i] = 1
+            blocked = False
+            for t in range(n1):  # Set 1 is short: no early exit
+                blocked |= _blocks(value, genes, set1[t], i)
+            if blocked:
+                continue
+            kept = 0
+            for t in range(n1):
+                o = set1[t]
+                out = _dominates(value, i, o)
+                rank[o] = out
+                set1[kept] = o
+                kept += not out
+            set1[kept] = i
+            n1 = kept + 1
+            rank[i] = 0
+
+        # Keep P: Set 1 newest first (the first P of them), then feasible Set 2 newest first,
+        # then the infeasible ones, newest (or least violating) first.
+        seen1 = 0  # Set 1 members seen, all of them before any Set 2 member
+        seen2 = n1  # the same for feasible Set 2 members
+        for s in range(n):
+            row = seq[s]
+            r = rank[row]
+            survive[row] = (seen1 if r == 0 else seen2) < p
+            seen1 += r == 0
+            seen2 += r == 1
+        left = p - n_feasible
+        if n_feasible < n:
+            n_bad = 0
+            for s in range(n):
+                if rank[seq[s]] == 2:
+                    bad[n_bad] = seq[s]
+                    n_bad += 1
+            if by_violation:
+                _sort_by_violation(bad, n_bad, violation)
+            for t in range(n_bad):
+                survive[bad[t]] = left > t
+        i = 0
+        for s in range(n):
+            row = seq[s]
+            members[i] = row
+            age[row] += survive[row]
+            i += survive[row]
+    skip[0] = gap
