@@ -105,6 +105,12 @@ class DPSolver(BaseSolver):
         "with reach_bound: two-resource fronts and weighted two-resource objectives run in one "
         "compiled kernel (issue 17, solvers/_pairdp.py); False = per-layer kernels",
     )
+    coupled_bound: bool = param(
+        True,
+        "compiled two-resource fronts: states with little dense room are tested against the "
+        "exact (dense, other) sums the remaining jobs reach within it (issue 17); False = the "
+        "bounds before",
+    )
 
     name = "dp"
     summary = (
@@ -189,6 +195,7 @@ class DPSolver(BaseSolver):
                     clock,
                     self.max_states,
                     weights=weights,
+                    coupled=self.coupled_bound,
                 )
             if result is None:
                 result = sparse_dp(
@@ -228,6 +235,7 @@ class DPSolver(BaseSolver):
                 max_states=self.max_states,
                 reach_bound=self.reach_bound,
                 compiled=self.compiled and self.reach_bound,
+                coupled=self.coupled_bound,
             )
         notes = list(result.notes)
         status = result.status
@@ -339,6 +347,7 @@ def sparse_dp(
     max_states: int,
     reach_bound: bool = True,
     compiled: bool = False,
+    coupled: bool = True,
 ) -> _Result:
     """The sparse Cerberus recursion with dominance and bound pruning (see module docstring).
 
@@ -369,7 +378,9 @@ def sparse_dp(
         # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
         pair_order = _pair_order(demands, limit)
         if compiled:
-            kernel = _kernel_pair_dp(demands, limit, pair_order, obj_res, clock, max_states)
+            kernel = _kernel_pair_dp(
+                demands, limit, pair_order, obj_res, clock, max_states, coupled=coupled
+            )
             if kernel is not None:
                 return kernel
     pair = (
@@ -796,6 +807,7 @@ def _kernel_pair_dp(
     *,
     weights: np.ndarray | None = None,
     prune_from: int | None = None,
+    coupled: bool = True,
 ) -> _Result | None:
     """``_pair_dp`` in one compiled kernel (``solvers/_pairdp.py``; ``_pair_kernel_note``); None
     when the data do not suit it (the caller then runs the per-layer path).
@@ -829,7 +841,7 @@ def _kernel_pair_dp(
     exact, least = _pairdp.pair_tables(dense, other, cap_a)
     chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
     start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
-    reach_cache: dict[str, np.ndarray] = {}
+    reach_cache: dict[str, Any] = {"coupled": coupled}
     if w >= _BEAM_FROM:
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
@@ -883,7 +895,7 @@ def _kernel_pass(
     weighted: bool,
     c_dense: float,
     c_other: float,
-    reach_cache: dict[str, np.ndarray],
+    reach_cache: dict[str, Any],
 ) -> _Pass:
     """One pass of the compiled recursion over all jobs, in chunks of about ``_KERNEL_WORK``
     merged states; the clock is read between chunks."""
@@ -896,9 +908,13 @@ def _kernel_pass(
     reach_last = int(np.flatnonzero(other > 0)[-1]) + 1 if other.any() else 0
     jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 8) - 1)
     reach_first = max(0, reach_last - max(jobs, 0))
-    reach_on = not weighted and jobs >= 4
+    reach_on = not weighted and jobs >= 4 and (_REACH_WITH_COUPLE or not reach_cache["coupled"])
     rows = reach_cache.get("rows", _NO_ROWS)
     have_reach = "rows" in reach_cache
+    couple_on = bool(reach_cache["coupled"]) and not weighted
+    lists = reach_cache.get("lists", _NO_LISTS)
+    c_first = int(reach_cache.get("first", 0))
+    have_couple = "lists" in reach_cache
     keys = np.zeros(1, dtype=np.int64)
     memo = np.empty(4096, dtype=np.int32)
     memo_len = 0
@@ -914,12 +930,19 @@ def _kernel_pass(
             dense, other, base, cap_a, cap_o, exact, least,
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
-            _pairdp.REACH_FROM,
+            _pairdp.REACH_FROM, *lists, c_first, base, couple_on, have_couple,
+            _pairdp.COUPLE_FROM,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:
             rows = reach_cache["rows"] = suffix_reach(other[:reach_last], cap_o, reach_first)
             have_reach = True
+        elif code == _pairdp.RUN_NEED_COUPLE:
+            c_first = reach_cache["first"] = pos + 1
+            lists = reach_cache["lists"] = _pairdp.couple_lists(
+                dense, other, cap_a, cap_o, c_first, _COUPLE_BUDGET, base
+            )
+            have_couple = True
         elif code == _pairdp.RUN_MAX_STATES:
             status = Status.FEASIBLE
             notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
@@ -1138,6 +1161,15 @@ _KERNEL_WORK = 500_000
 #: Sums of a resource's demands must fit the kernel's int32 tables.
 _INT32_SUMS = 2**29
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
+#: The coupled bound's lists hold at most this many (dense, other) sums per suffix.
+_COUPLE_BUDGET = 16_384
+_REACH_WITH_COUPLE = True
+_NO_LISTS = (
+    np.zeros(1, dtype=np.int64),
+    np.zeros(2, dtype=np.int64),
+    np.full(1, -1, dtype=np.int64),
+    np.zeros((1, 2), dtype=np.int32),
+)
 
 
 def _reach_bound_note() -> None:
