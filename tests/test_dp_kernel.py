@@ -43,12 +43,13 @@ def front(decision) -> set[tuple[float, ...]]:
 
 @pytest.fixture
 def prune_from_first_layer(monkeypatch):
-    """Every pruning from the first layer on (normally from 64 states; the reachability bound
-    from 2,048 states, on the suffixes where its bitsets exist)."""
+    """Every pruning from the first layer on (normally from 64 states; the reachability and
+    coupled bounds from 2,048 states, on the suffixes where their tables exist)."""
     from schedbench.solvers import _pairdp
 
     monkeypatch.setattr(dp_module, "_KERNEL_PRUNE_FROM", 1)
     monkeypatch.setattr(_pairdp, "REACH_FROM", 1)
+    monkeypatch.setattr(_pairdp, "COUPLE_FROM", 1)
 
 
 @pytest.fixture
@@ -76,6 +77,57 @@ def test_kernel_front_equals_exhaustive(prune_from_first_layer, monkeypatch, w, 
         assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
             timed_solve(ExhaustiveSolver(), problem, BUDGET)
         ), (w, seed)
+
+
+#: (w, seed): four draws each, and two where a window edge off by one shows (found by mutation).
+COUPLED_CASES = [(12, s) for s in range(520, 524)] + [(18, s) for s in range(520, 524)]
+COUPLED_CASES += [(16, 533), (20, 543)]
+
+
+@pytest.mark.parametrize("budget", [1, 6, 40, 100_000])
+def test_coupled_bound_front_equals_exhaustive(prune_from_first_layer, monkeypatch, budget):
+    """The coupled bound on every layer, with lists cut to a few entries (the dense room then
+    shrinks towards earlier suffixes, down to disabled) or complete; without the bitsets."""
+    monkeypatch.setattr(dp_module, "_COUPLE_BUDGET", budget)
+    monkeypatch.setattr(dp_module, "_REACH_WITH_COUPLE", False)
+    for w, seed in COUPLED_CASES:
+        problem = cw.conflict_candidate(w, seed)
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(ExhaustiveSolver(), problem, BUDGET)
+        ), (w, seed, budget)
+
+
+def test_couple_lists_hold_every_sum_within_the_room():
+    """Each suffix's list is exactly the distinct (dense, other) sums of its other > 0 jobs'
+    subsets with dense sum <= room (room never growing towards earlier suffixes), and the
+    counts are the other-free jobs' reachable dense sums."""
+    from itertools import combinations
+
+    from schedbench.solvers import _pairdp
+
+    rng = np.random.default_rng(5)
+    dense = rng.integers(1, 9, size=9).astype(np.int64)
+    other = np.where(rng.random(9) < 0.6, rng.integers(1, 20, size=9), 0).astype(np.int64)
+    cap_a, cap_o, sb = 20, 60, 6
+    keys, start, room, counts = _pairdp.couple_lists(dense, other, cap_a, cap_o, 2, 12, sb)
+    assert np.all(np.diff(room) >= 0)
+    for r in range(room.size):
+        jobs = range(2 + r, dense.size)
+        sums = set()
+        reach = set()
+        for k in range(len(jobs) + 1):
+            for sub in combinations(jobs, k):
+                n = int(dense[list(sub)].sum())
+                o = int(other[list(sub)].sum())
+                if all(other[j] > 0 for j in sub) and n <= room[r] and o <= cap_o:
+                    sums.add((o << sb) + n)
+                if all(other[j] == 0 for j in sub) and n <= cap_a:
+                    reach.add(n)
+        row = keys[start[r] : start[r + 1]]
+        assert row.tolist() == sorted(sums)
+        assert len(row) <= 12 or room[r] == cap_a
+        expect = np.cumsum([x in reach for x in range(cap_a + 1)])
+        assert counts[r, 1:].tolist() == expect.tolist()
 
 
 def test_kernel_front_with_beam_seeds_equals_exhaustive(prune_from_first_layer, tiny_beam):
@@ -107,6 +159,20 @@ def test_kernel_weighted_optimum_equals_exhaustive(prune_from_first_layer, c):
         b = timed_solve(ExhaustiveSolver(), problem, BUDGET)
         assert a.status == b.status == Status.OPTIMAL
         assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12), (c, w, seed)
+
+
+def test_coupled_bound_agrees_with_the_per_layer_path_at_w60_to_w100(monkeypatch):
+    """The coupled bound forced on from the first layer, small lists; against the per-layer
+    path (its own bounds, a generous state cap)."""
+    from schedbench.solvers import _pairdp
+
+    monkeypatch.setattr(_pairdp, "COUPLE_FROM", 1)
+    monkeypatch.setattr(dp_module, "_COUPLE_BUDGET", 512)
+    for w, seed in [(60, 650), (80, 651), (100, 652)]:
+        problem = cw.conflict_candidate(w, seed)
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(DPSolver(compiled=False, max_states=20_000_000), problem, BUDGET)
+        ), (w, seed)
 
 
 def test_kernel_agrees_with_the_per_layer_path_at_w60_and_w100():
