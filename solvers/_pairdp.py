@@ -325,19 +325,20 @@ def _couple_hit(
     qmax: int,
     cap_a: int,
     cap_o: int,
-) -> bool:  # pragma: no cover
+) -> tuple[int, int, int, int]:  # pragma: no cover
     """Can the state (a, b) end at a new point of a front window q <= qmax? One list entry
     (n, s) of the suffix plus a dense sum u of its other-free jobs ends at (a + n + u, b + s):
     new in window q iff b + s > y_q and a + n + u in (z_{q-1}, z_q]. Entries are scanned from
-    the largest s <= cap_o - b down to s > y_qmax - b; True (keep: the safe answer) after
-    ``_COUPLE_SCAN`` entries."""
+    the largest s <= cap_o - b down to s > y_qmax - b. Returns (0, ...) when there is none,
+    (1, n, s, u) for the first found (u the largest that fits), and (2, ...) after
+    ``_COUPLE_SCAN`` entries (keep the state: the safe answer)."""
     nmask = (1 << sb) - 1
     hi_s = cap_o - b
     lo_s = fy[qmax] - b + 1
     if lo_s < 0:
         lo_s = 0
     if lo_s > hi_s:
-        return False
+        return 0, 0, 0, 0
     # The last entry with s <= hi_s (binary search on keys[lo_k:hi_k]).
     target = (hi_s + 1) << sb
     lo = lo_k
@@ -356,7 +357,7 @@ def _couple_hit(
         key = keys[idx]
         s = key >> sb
         if s < lo_s:
-            return False
+            return 0, 0, 0, 0
         n = key & nmask
         y = b + s
         while q < qmax and fy[q] >= y:
@@ -369,12 +370,15 @@ def _couple_hit(
             if xhi > cap_a:
                 xhi = cap_a
             if xlo <= xhi and counts[xhi + 1] > counts[xlo]:
-                return True
+                u = xhi
+                while counts[u + 1] == counts[u]:
+                    u -= 1
+                return 1, n, s, u
         scanned += 1
         if scanned >= _COUPLE_SCAN:
-            return True
+            return 2, 0, 0, 0
         idx -= 1
-    return False
+    return 0, 0, 0, 0
 
 
 @njit(cache=True)
@@ -418,6 +422,8 @@ def pair_run(
     couple_on: bool,
     have_couple: bool,
     couple_from: int,
+    wit: np.ndarray,
+    wit_n: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int, int, int, int, float]:  # pragma: no cover
     """Layers ``pos`` .. ``stop`` - 1 of the recursion (see the module docstring).
 
@@ -536,8 +542,9 @@ def pair_run(
                         on_front[t] = True
                         best = uo[t]
                         count += 1
-                cz = np.empty(count + nseed, dtype=np.int64)
-                cy = np.empty(count + nseed, dtype=np.int64)
+                nwit = wit_n[0]
+                cz = np.empty(count + nseed + nwit, dtype=np.int64)
+                cy = np.empty(count + nseed + nwit, dtype=np.int64)
                 c = 0
                 for t in range(k):
                     if on_front[t]:
@@ -548,6 +555,11 @@ def pair_run(
                     cz[c] = seed_z[s]
                     cy[c] = seed_y[s]
                     c += 1
+                for s in range(nwit):
+                    cz[c] = wit[s, 0]
+                    cy[c] = wit[s, 1]
+                    c += 1
+                layer_wit = wit_n[0]
                 fz, fy = front_of(cz, cy, c, cap_o)  # z ascending, y descending
                 f = fz.size
                 z_l = fz[f - 1]
@@ -649,11 +661,33 @@ def pair_run(
                             qmax = f - 1
                             while b <= cq[qmax]:
                                 qmax -= 1
-                            if not _couple_hit(
+                            hit, hn, hs, hu = _couple_hit(
                                 c_keys, c_lo, c_hi, c_counts[c_row], c_sb, a, b, fz, fy,
                                 qmax, cap_a, cap_o,
-                            ):  # fmt: skip
+                            )  # fmt: skip
+                            if hit == 0:
                                 keep[u] = False
+                            elif hit == 1 and wit_n[0] < wit.shape[0]:
+                                # A new front point and how to reach it (the state's parent,
+                                # the list entry, the dense sum u): the caller rebuilds its
+                                # selection, and the bounds use the point from the next layer.
+                                z = a + hn + hu
+                                y = b + hs
+                                new = True
+                                for v in range(layer_wit, wit_n[0]):
+                                    if wit[v, 0] >= z and wit[v, 1] >= y:
+                                        new = False
+                                        break
+                                if new:
+                                    r = wit_n[0]
+                                    wit[r, 0] = z
+                                    wit[r, 1] = y
+                                    wit[r, 2] = pos
+                                    wit[r, 3] = parent[u]
+                                    wit[r, 4] = hn
+                                    wit[r, 5] = hs
+                                    wit[r, 6] = hu
+                                    wit_n[0] = r + 1
                         elif use_reach:
                             # A completion ending in window q is new only if its other sum s
                             # has b + s in (y_q, cap_o]: s must be a remaining subset sum

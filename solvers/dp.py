@@ -919,6 +919,8 @@ def _kernel_pass(
     memo = np.empty(4096, dtype=np.int32)
     memo_len = 0
     offsets = np.zeros(w + 1, dtype=np.int64)
+    wit = np.zeros((_WITNESSES, 7), dtype=np.int64)
+    wit_n = np.zeros(1, dtype=np.int64)
     pos, peak = 0, 1
     status, notes = Status.OPTIMAL, []
     while pos < w:
@@ -931,7 +933,7 @@ def _kernel_pass(
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
             _pairdp.REACH_FROM, *lists, c_first, base, couple_on, have_couple,
-            _pairdp.COUPLE_FROM,
+            _pairdp.COUPLE_FROM, wit, wit_n,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:
@@ -949,9 +951,62 @@ def _kernel_pass(
             break
     final = _pairdp.front_of_keys(keys, base)
     flags = _pairdp.trace_back(memo, offsets, pos, final)
-    chosen = np.zeros((final.size, w), dtype=bool)
-    chosen[:, :pos] = flags
+    chosen = np.zeros((final.size + int(wit_n[0]), w), dtype=bool)
+    chosen[: final.size, :pos] = flags
+    for r in range(int(wit_n[0])):
+        chosen[final.size + r] = _witness_selection(
+            wit[r], memo, offsets, dense, other, reach_cache["lists"], reach_cache["first"], base
+        )
     return _Pass(status, chosen, int(peak), int(keys.size), pos, notes)
+
+
+def _witness_selection(
+    row: np.ndarray,
+    memo: np.ndarray,
+    offsets: np.ndarray,
+    dense: np.ndarray,
+    other: np.ndarray,
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    first: int,
+    sb: int,
+) -> np.ndarray:
+    """The selection (chosen flags, processing order) of a front point the coupled bound found
+    (``_pairdp.pair_run``: a state of layer ``pos``, one list entry (n, s) of the suffix
+    pos + 1 and a dense sum u of its other-free jobs; ``_coupled_bound_note``)."""
+    z, y, pos, entry, n, s, u = (int(v) for v in row)
+    w = dense.size
+    out = np.zeros(w, dtype=bool)
+    if pos > 0:
+        out[:pos] = _pairdp.trace_back(memo, offsets, pos, np.array([entry >> 1]))[0]
+    out[pos] = bool(entry & 1)
+    keys, start = lists[0], lists[1]
+    for j in range(pos + 1, w):
+        if other[j] == 0 or (n == 0 and s == 0):
+            continue
+        r = j + 1 - first
+        row_keys = keys[start[r] : start[r + 1]]
+        key = (s << sb) + n
+        at = int(np.searchsorted(row_keys, key))
+        if at < row_keys.size and row_keys[at] == key:
+            continue  # reached without job j
+        out[j] = True
+        n -= int(dense[j])
+        s -= int(other[j])
+    # The dense sum u from the other-free jobs after pos (a subset-sum table, then back).
+    free = [j for j in range(pos + 1, w) if other[j] == 0 and 0 < dense[j] <= u]
+    reach = np.zeros((len(free) + 1, u + 1), dtype=bool)
+    reach[0, 0] = True
+    for k, j in enumerate(free):
+        d = int(dense[j])
+        reach[k + 1] = reach[k]
+        reach[k + 1, d:] |= reach[k, : u + 1 - d]
+    for k in range(len(free), 0, -1):
+        if not reach[k - 1, u]:
+            out[free[k - 1]] = True
+            u -= int(dense[free[k - 1]])
+    if n != 0 or s != 0 or u != 0 or out @ dense != z or out @ other != y:
+        raise AssertionError(f"coupled bound: witness {row.tolist()} does not rebuild")
+    return out
 
 
 def _pair_kernel_note() -> None:
@@ -1164,6 +1219,8 @@ _NO_COUNTS = np.zeros(2, dtype=np.int32)
 #: The coupled bound's lists hold at most this many (dense, other) sums per suffix.
 _COUPLE_BUDGET = 16_384
 _REACH_WITH_COUPLE = True
+#: At most this many front points found by the coupled bound are kept per pass.
+_WITNESSES = 4096
 _NO_LISTS = (
     np.zeros(1, dtype=np.int64),
     np.zeros(2, dtype=np.int64),
