@@ -951,11 +951,29 @@ def _kernel_pass(
             break
     final = _pairdp.front_of_keys(keys, base)
     flags = _pairdp.trace_back(memo, offsets, pos, final)
-    chosen = np.zeros((final.size + int(wit_n[0]), w), dtype=bool)
+    # Found points that stay on the front (the others' selections are not needed): not weakly
+    # dominated by a final state or a seed, nor by another found point (the first of equals).
+    found = wit[: int(wit_n[0]), :2]
+    if found.shape[0]:
+        rival = np.vstack(
+            [np.column_stack([keys[final] >> base, keys[final] & ((1 << base) - 1)]), seed_pts]
+        )
+        covered = np.any(
+            (rival[None, :, 0] >= found[:, None, 0]) & (rival[None, :, 1] >= found[:, None, 1]),
+            axis=1,
+        )
+        ge = (found[None, :, 0] >= found[:, None, 0]) & (found[None, :, 1] >= found[:, None, 1])
+        same = (found[None, :, 0] == found[:, None, 0]) & (found[None, :, 1] == found[:, None, 1])
+        earlier = np.tri(found.shape[0], k=-1, dtype=bool)
+        covered |= np.any((ge & ~same) | (same & earlier), axis=1)
+        rebuild = np.flatnonzero(~covered)
+    else:
+        rebuild = np.zeros(0, dtype=np.int64)
+    chosen = np.zeros((final.size + rebuild.size, w), dtype=bool)
     chosen[: final.size, :pos] = flags
-    for r in range(int(wit_n[0])):
+    for r, at in enumerate(rebuild.tolist()):
         chosen[final.size + r] = _witness_selection(
-            wit[r], memo, offsets, dense, other, reach_cache["lists"], reach_cache["first"], base
+            wit[at], memo, offsets, dense, other, reach_cache["lists"], reach_cache["first"], base
         )
     return _Pass(status, chosen, int(peak), int(keys.size), pos, notes)
 
@@ -1217,8 +1235,8 @@ _KERNEL_WORK = 500_000
 _INT32_SUMS = 2**29
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
 #: The coupled bound's lists hold at most this many (dense, other) sums per suffix.
-_COUPLE_BUDGET = 16_384
-_REACH_WITH_COUPLE = True
+_COUPLE_BUDGET = 4096
+_REACH_WITH_COUPLE = False
 #: At most this many front points found by the coupled bound are kept per pass.
 _WITNESSES = 4096
 _NO_LISTS = (
