@@ -194,7 +194,6 @@ def _reach_hit(row: np.ndarray, lo: int, hi: int) -> bool:  # pragma: no cover
     return (row[wa] & (full << np.uint64(lo % 64))) != 0
 
 
-
 @njit(cache=True)
 def _merge_sums(
     cur: np.ndarray, n: int, s: int, room: int, cap_o: int, sb: int
