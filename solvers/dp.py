@@ -932,7 +932,8 @@ def _kernel_pass(
             dense, other, base, cap_a, cap_o, exact, least,
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
-            _pairdp.REACH_FROM, *lists, c_first, base, couple_on, have_couple,
+            _pairdp.REACH_FROM, lists[0], lists[1], lists[2], lists[3], c_first, base, couple_on,
+            have_couple,
             _pairdp.COUPLE_FROM, wit, wit_n,
         )  # fmt: skip
         peak = max(peak, chunk_peak)

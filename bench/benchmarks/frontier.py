@@ -264,12 +264,13 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
         cpu: dict[str, list[float]] = {sid: [] for sid in best}
         for p in windows[w]:
             for sid in best:
-                lat, used = [], []
+                walls: list[float] = []
+                used: list[float] = []
                 for _ in range(3):
                     start = time.thread_time()
-                    lat.append(timed_solve(solvers[sid], p, BUDGET).latency_s)
+                    walls.append(timed_solve(solvers[sid], p, BUDGET).latency_s)
                     used.append(time.thread_time() - start)
-                best[sid].append(min(lat) * 1e3)
+                best[sid].append(min(walls) * 1e3)
                 cpu[sid].append(min(used) * 1e3)
         med = float(np.median(best[main_id]))
         parts = [
