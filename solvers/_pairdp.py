@@ -61,26 +61,6 @@ RUN_NEED_COUPLE = 3
 
 
 @njit(cache=True)
-def _shift_max(
-    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
-) -> None:  # pragma: no cover
-    for x in range(top, src.size):
-        e = src[x - n] + b
-        f = src[x]
-        dst[x] = e if e > f else f
-
-
-@njit(cache=True)
-def _shift_min(
-    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
-) -> None:  # pragma: no cover
-    for x in range(top, src.size):
-        h = src[x - n] + b
-        g = src[x]
-        dst[x] = h if h < g else g
-
-
-@njit(cache=True)
 def pair_tables(
     dense: np.ndarray, other: np.ndarray, cap_a: int
 ) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
@@ -95,19 +75,32 @@ def pair_tables(
     least[w, :] = far
     exact[w, 0] = 0
     least[w, 0] = 0
-    for i in range(w, -1, -1):
+    for i in range(w - 1, -1, -1):
+        n = dense[i]
+        b = np.int32(other[i])
+        e_next = exact[i + 1]
+        l_next = least[i + 1]
         e_row = exact[i]
         l_row = least[i]
-        if i < w:
-            n = dense[i]
-            b = np.int32(other[i])
-            e_next = exact[i + 1]
-            l_next = least[i + 1]
-            top = min(n, cap_a + 1)
-            e_row[:top] = e_next[:top]
-            l_row[:top] = l_next[:top]
-            _shift_max(e_next, e_row, top, n, b)
-            _shift_min(l_next, l_row, top, n, b)
+        top = min(n, cap_a + 1)
+        for x in range(top):
+            e_row[x] = e_next[x]
+            l_row[x] = l_next[x]
+        # One fused pass over 1-D views (so that the loop vectorises): x >= top may take job i.
+        m = cap_a + 1 - top
+        e_src = e_next[:m]
+        l_src = l_next[:m]
+        e_old = e_next[top:]
+        l_old = l_next[top:]
+        e_out = e_row[top:]
+        l_out = l_row[top:]
+        for x in range(m):
+            e = e_src[x] + b
+            f = e_old[x]
+            e_out[x] = e if e > f else f
+            h = l_src[x] + b
+            g = l_old[x]
+            l_out[x] = h if h < g else g
     return exact, least
 
 
