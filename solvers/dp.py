@@ -360,6 +360,14 @@ def sparse_dp(
     m = objectives.shape[0]
     obj_res = np.array(objective_resource if objective_resource else [-1] * m)
     objective_is_usage = bool(np.all(obj_res >= 0)) and len(set(obj_res.tolist())) == m
+    if compiled and reach_bound and objective_is_usage and m == 2 and k == 2:
+        # The compiled two-resource kernel first (nothing below is needed when it applies).
+        kernel = _kernel_pair_dp(
+            demands, limit, _pair_order(demands, limit), obj_res, clock, max_states,
+            coupled=coupled,
+        )  # fmt: skip
+        if kernel is not None:
+            return kernel
 
     # Largest jobs first: the bound on what the remaining jobs can add shrinks fastest.
     scale = np.where(limit > 0, limit, 1.0)
@@ -377,12 +385,6 @@ def sparse_dp(
         # Jobs asking for both resources first (in the same size order), one-resource jobs
         # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
         pair_order = _pair_order(demands, limit)
-        if compiled:
-            kernel = _kernel_pair_dp(
-                demands, limit, pair_order, obj_res, clock, max_states, coupled=coupled
-            )
-            if kernel is not None:
-                return kernel
     pair = (
         _PairBound.build(demands[pair_order], limit, obj_res)
         if objective_is_usage and m == 2
