@@ -51,6 +51,12 @@ positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 
 a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
 per-layer path for side-by-side measurement.
 
+Coupled bound (issue 17, ``coupled_bound=True``, the default; ``_coupled_bound_note``): in the
+compiled front mode, a state with little dense room left is tested against the exact
+(dense, other) sums the remaining jobs reach within that room, and a test that finds a new
+front point records it (with how to reach it) so that the bounds use it from the next layer.
+``coupled_bound=False`` keeps the bounds before (with the BB-reachability bitsets).
+
 When it is exact
 ----------------
 Always, in the units it is given: for any K resources and M objectives, M = 1 (the optimum) and
@@ -1266,6 +1272,43 @@ def _reach_bound_note() -> None:
     front point (z_L, y_min) (on a front, the largest dense value has the smallest other
     value). So a state failing both has every completion weakly dominated by the front; front
     states are never dropped (exactness as in ``_within_bound``).
+    """
+
+
+def _coupled_bound_note() -> None:
+    """The coupled bound (issue 17; ``_pairdp.couple_lists``, ``_pairdp._couple_hit``).
+
+    The bounds of ``_PairBound`` and ``_reach_bound_note`` look at the remaining jobs' dense
+    sums and other sums separately. In the corner where BBSched fronts lie (a few nodes by a
+    few hundred GB below both capacities), a completion must hit both rooms almost exactly, and
+    the separate tests keep most states. Per suffix of the job order, ``couple_lists`` holds
+    L = the distinct sums (n, s) of the subsets of the suffix's jobs with other > 0 whose dense
+    sum is at most ``room`` (at most ``_COUPLE_BUDGET`` entries: ``room`` is lowered until they
+    fit), and U = the dense sums reached by its other-free jobs. Every completion of a state is
+    one (n, s) in L plus one u in U (the two job sets are disjoint), and when the state's dense
+    room cap_a - a is <= ``room`` no completion is missing (its n is at most the room).
+
+    A completion ending at (a + n + u, b + s) is a new front point iff, for the front window q
+    with a + n + u in (z_{q-1}, z_q], b + s > y_q (and b + s <= cap_o); as y_q decreases with
+    q, b + s > y_q holds exactly for q >= q*(b + s), so the test per entry is: some u in U in
+    (z_{q*-1} - a - n, z_qmax - a - n] (two prefix-count reads). Windows beyond z_L are left to
+    the ``least`` bound (exact for them), and windows whose bound already covers the state are
+    skipped (qmax = the last window left open). So a state whose entries all fail has every
+    completion weakly dominated by the front, and is dropped; a state whose scan gives up
+    (``_COUPLE_SCAN`` entries) is kept. Front states are never dropped (as in
+    ``_within_bound``).
+
+    A hit is a new front point reachable by a known selection: the state's (traced back from
+    its parent), the list entry's (traced back through the suffix lists: (n, s) in the next
+    suffix's list means the job is not taken) and a subset of the other-free jobs summing to u.
+    The kernel adds the point to the front (from the next layer on) and ``_witness_selection``
+    rebuilds its selection after the pass, for the points still on the front; pruning by a
+    point whose selection is returned is exact by the same argument as the greedy seeds. This
+    is what ends the corner windows early: once the point (cap_a, cap_o) is found no state
+    survives.
+
+    Also new with the switch: a front window whose other value is already cap_o covers every
+    completion (none exceeds cap_o), whatever ``most`` says.
     """
 
 

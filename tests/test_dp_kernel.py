@@ -97,6 +97,25 @@ def test_coupled_bound_front_equals_exhaustive(prune_from_first_layer, monkeypat
         ), (w, seed, budget)
 
 
+def test_coupled_bound_rebuilds_the_front_points_it_finds(prune_from_first_layer, monkeypatch):
+    """A list hit is a new front point: its selection is rebuilt (checked inside against the
+    point) and the front still equals exhaustive's; the switch off gives the same front."""
+    rebuilt = []
+    original = dp_module._witness_selection
+
+    def counting(*args):
+        rebuilt.append(args[0][:2].tolist())
+        return original(*args)
+
+    monkeypatch.setattr(dp_module, "_witness_selection", counting)
+    for w, seed in COUPLED_CASES:
+        problem = cw.conflict_candidate(w, seed)
+        exact = front(timed_solve(ExhaustiveSolver(), problem, BUDGET))
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == exact
+        assert front(timed_solve(DPSolver(coupled_bound=False), problem, BUDGET)) == exact
+    assert rebuilt
+
+
 def test_couple_lists_hold_every_sum_within_the_room():
     """Each suffix's list is exactly the distinct (dense, other) sums of its other > 0 jobs'
     subsets with dense sum <= room (room never growing towards earlier suffixes), and the
