@@ -48,7 +48,7 @@ _REACH_SCAN = 256
 
 #: The coupled bound (its lists cost about a millisecond to build) is used on layers of at
 #: least this many states (read by the caller, passed to ``pair_run``).
-COUPLE_FROM = 4096
+COUPLE_FROM = 1024
 
 #: The coupled test scans at most this many list entries per state (then keeps the state).
 _COUPLE_SCAN = 96

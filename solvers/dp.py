@@ -850,7 +850,20 @@ def _kernel_pair_dp(
     chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
     start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
     reach_cache: dict[str, Any] = {"coupled": coupled}
-    if w >= _BEAM_FROM:
+    run = None
+    if w >= _BEAM_FROM and coupled and not weighted and _TRY_STATES > 0:
+        # With the coupled bound (which adds the front points it finds), first the exact pass
+        # alone with a small state cap: most windows finish there, without the beam pass.
+        tried = _kernel_pass(
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
+            clock, min(max_states, _TRY_STATES), start, 0, weighted, c_dense, c_other,
+            reach_cache,
+        )  # fmt: skip
+        if tried.status == Status.OPTIMAL or max_states <= _TRY_STATES:
+            run = tried
+        else:  # its states (feasible selections) and found points seed what follows
+            chosen = np.vstack([chosen, tried.chosen])
+    if w >= _BEAM_FROM and run is None:
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
         beam = _kernel_pass(
@@ -859,10 +872,11 @@ def _kernel_pair_dp(
             c_other, reach_cache,
         )  # fmt: skip
         chosen = np.vstack([chosen, beam.chosen])
-    run = _kernel_pass(
-        dense, other, cap_a, cap_o, base, exact, least, chosen,
-        clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
-    )  # fmt: skip
+    if run is None:
+        run = _kernel_pass(
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
+            clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
+        )  # fmt: skip
     rows = np.vstack([run.chosen, chosen])
     points = np.column_stack([rows @ dense, rows @ other])
     if weighted:
@@ -1229,6 +1243,8 @@ _BEAM_FROM = 64
 _BEAM = 4096
 #: ... and for the weighted objective (states ranked by the objective itself).
 _BEAM_WEIGHTED = 1024
+#: With the coupled bound, the exact pass is first tried alone, up to this many states (0: no).
+_TRY_STATES = 8192
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read

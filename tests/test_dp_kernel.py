@@ -52,10 +52,13 @@ def prune_from_first_layer(monkeypatch):
     monkeypatch.setattr(_pairdp, "COUPLE_FROM", 1)
 
 
-@pytest.fixture
-def tiny_beam(monkeypatch):
+@pytest.fixture(params=[0, 3])
+def tiny_beam(monkeypatch, request):
+    """A beam of 3 states on every window; before it, no trial exact pass (0) or one stopped
+    at 3 states (its states and found points then seed the beam and the exact pass)."""
     monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
     monkeypatch.setattr(dp_module, "_BEAM", 3)
+    monkeypatch.setattr(dp_module, "_TRY_STATES", request.param)
 
 
 def weighted(problem: SelectionProblem, c: tuple[float, float]) -> SelectionProblem:
