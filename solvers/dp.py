@@ -147,6 +147,9 @@ class DPSolver(BaseSolver):
                 d, np.array([6.0, 9.0]), np.arange(3), np.array([0, 1]), c, 10,
                 weights=weights, prune_from=1,
             )  # fmt: skip
+        _pairdp.couple_lists(
+            np.array([3, 2], dtype=np.int64), np.array([5, 0], dtype=np.int64), 6, 9, 0, 4, 4
+        )
         rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
         counts = nonzero_words(rows)
         keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
