@@ -866,6 +866,21 @@ def _kernel_pair_dp(
             run = tried
         else:  # its states (feasible selections) and found points seed what follows
             chosen = np.vstack([chosen, tried.chosen])
+        if run is None and _CORNER_PROBE and cap_a >= 1 and cap_o >= 1:
+            # Can one selection use both capacities exactly? A pass whose front is the two
+            # points next to the corner keeps only states that can still reach it; if one
+            # does, that point dominates every selection: the front is exactly {corner}.
+            probe = _kernel_pass(
+                dense, other, cap_a, cap_o, base, exact, least, chosen,
+                clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
+                targets=np.array([[cap_a, cap_o - 1], [cap_a - 1, cap_o]]),
+            )  # fmt: skip
+            hit = np.flatnonzero((probe.chosen @ dense == cap_a) & (probe.chosen @ other == cap_o))
+            if hit.size:
+                run = _Pass(
+                    Status.OPTIMAL, probe.chosen[hit[:1]], probe.peak, probe.final,
+                    probe.layers, [],
+                )  # fmt: skip
     if w >= _BEAM_FROM and run is None:
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
@@ -921,11 +936,18 @@ def _kernel_pass(
     c_dense: float,
     c_other: float,
     reach_cache: dict[str, Any],
+    targets: np.ndarray | None = None,
 ) -> _Pass:
     """One pass of the compiled recursion over all jobs, in chunks of about ``_KERNEL_WORK``
-    merged states; the clock is read between chunks."""
+    merged states; the clock is read between chunks. ``targets`` (points, one per row), if
+    given, replace the seeds' points as the front the bounds start from (a probe: the pass
+    then keeps only states that can reach a point no target dominates)."""
     w = dense.size
-    seed_pts = np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
+    seed_pts = (
+        np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
+        if targets is None
+        else targets.astype(np.int64)
+    )
     # (dominated seeds are harmless: the kernel takes the front of states and seeds)
     seed_z = np.ascontiguousarray(seed_pts[:, 0])
     seed_y = np.ascontiguousarray(seed_pts[:, 1])
@@ -1248,6 +1270,8 @@ _BEAM = 4096
 _BEAM_WEIGHTED = 1024
 #: With the coupled bound, the exact pass is first tried alone, up to this many states (0: no).
 _TRY_STATES = 8192
+#: ... and when that trial stops, first a probe for a selection filling both capacities.
+_CORNER_PROBE = True
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read

@@ -119,6 +119,30 @@ def test_coupled_bound_rebuilds_the_front_points_it_finds(prune_from_first_layer
     assert rebuilt
 
 
+@pytest.mark.parametrize("seed", [660, 661, 662])
+def test_corner_probe_finds_a_selection_filling_both_capacities(monkeypatch, seed):
+    """Capacities equal to a random subset's demands: the front is that one point. With the
+    trial pass stopped at once, the probe must find it (and nothing else is returned);
+    without a reachable corner the probe finds nothing and the passes after it run."""
+    monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
+    monkeypatch.setattr(dp_module, "_TRY_STATES", 2)
+    base = cw.conflict_candidate(16, seed)
+    rng = np.random.default_rng(seed)
+    subset = rng.random(16) < 0.5
+    corner = SelectionProblem(
+        capacities=base.demands[subset].sum(axis=0),
+        demands=base.demands,
+        resources=base.resources,
+    )
+    for problem in (corner, base):
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(ExhaustiveSolver(), problem, BUDGET)
+        ), seed
+    assert front(timed_solve(DPSolver(), corner, BUDGET)) == {
+        tuple(float(v) for v in corner.capacities)
+    }
+
+
 def test_couple_lists_hold_every_sum_within_the_room():
     """Each suffix's list is exactly the distinct (dense, other) sums of its other > 0 jobs'
     subsets with dense sum <= room (room never growing towards earlier suffixes), and the
