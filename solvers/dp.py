@@ -866,6 +866,7 @@ def _kernel_pair_dp(
             run = tried
         else:  # its states (feasible selections) and found points seed what follows
             chosen = np.vstack([chosen, tried.chosen])
+            reach_cache["hard"] = True  # the passes after it also use the bitsets
         if run is None and _CORNER_PROBE and cap_a >= 1 and cap_o >= 1:
             # Can one selection use both capacities exactly? A pass whose front is the two
             # points next to the corner keeps only states that can still reach it; if one
@@ -955,7 +956,11 @@ def _kernel_pass(
     reach_last = int(np.flatnonzero(other > 0)[-1]) + 1 if other.any() else 0
     jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 8) - 1)
     reach_first = max(0, reach_last - max(jobs, 0))
-    reach_on = not weighted and jobs >= 4 and (_REACH_WITH_COUPLE or not reach_cache["coupled"])
+    reach_on = (
+        not weighted
+        and jobs >= 4
+        and (_REACH_WITH_COUPLE or not reach_cache["coupled"] or reach_cache.get("hard", False))
+    )
     rows = reach_cache.get("rows", _NO_ROWS)
     have_reach = "rows" in reach_cache
     couple_on = bool(reach_cache["coupled"]) and not weighted
@@ -1288,6 +1293,8 @@ _INT32_SUMS = 2**29
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
 #: The coupled bound's lists hold at most this many (dense, other) sums per suffix.
 _COUPLE_BUDGET = 4096
+#: With the coupled bound, the BB-reachability bitsets are built only for the passes after a
+#: trial pass that stopped (False), or whenever a layer is large enough (True).
 _REACH_WITH_COUPLE = False
 #: At most this many front points found by the coupled bound are kept per pass.
 _WITNESSES = 4096
