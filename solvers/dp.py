@@ -873,7 +873,8 @@ def _kernel_pair_dp(
             # does, that point dominates every selection: the front is exactly {corner}.
             probe = _kernel_pass(
                 dense, other, cap_a, cap_o, base, exact, least, chosen,
-                clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
+                clock, min(max_states, _PROBE_STATES), start, 0, weighted, c_dense, c_other,
+                reach_cache,
                 targets=np.array([[cap_a, cap_o - 1], [cap_a - 1, cap_o]]),
             )  # fmt: skip
             hit = np.flatnonzero((probe.chosen @ dense == cap_a) & (probe.chosen @ other == cap_o))
@@ -1277,6 +1278,8 @@ _BEAM_WEIGHTED = 1024
 _TRY_STATES = 8192
 #: ... and when that trial stops, first a probe for a selection filling both capacities.
 _CORNER_PROBE = True
+#: ... which gives up (and the beam and exact passes follow) past this many states.
+_PROBE_STATES = 262_144
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read
