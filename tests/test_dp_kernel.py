@@ -120,12 +120,15 @@ def test_coupled_bound_rebuilds_the_front_points_it_finds(prune_from_first_layer
 
 
 @pytest.mark.parametrize("seed", [660, 661, 662])
-def test_corner_probe_finds_a_selection_filling_both_capacities(monkeypatch, seed):
+@pytest.mark.parametrize("probe_states", [262_144, 1])
+def test_corner_probe_finds_a_selection_filling_both_capacities(monkeypatch, seed, probe_states):
     """Capacities equal to a random subset's demands: the front is that one point. With the
     trial pass stopped at once, the probe must find it (and nothing else is returned);
-    without a reachable corner the probe finds nothing and the passes after it run."""
+    without a reachable corner, or when the probe gives up (1 state), the passes after it
+    run."""
     monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
     monkeypatch.setattr(dp_module, "_TRY_STATES", 2)
+    monkeypatch.setattr(dp_module, "_PROBE_STATES", probe_states)
     base = cw.conflict_candidate(16, seed)
     rng = np.random.default_rng(seed)
     subset = rng.random(16) < 0.5
