@@ -1077,7 +1077,7 @@ def _witness_selection(
             out[free[k - 1]] = True
             u -= int(dense[free[k - 1]])
     if n != 0 or s != 0 or u != 0 or out @ dense != z or out @ other != y:
-        raise AssertionError(f"coupled bound: witness {row.tolist()} does not rebuild")
+        raise RuntimeError(f"coupled bound: witness {row.tolist()} does not rebuild")  # a bug
     return out
 
 
