@@ -46,30 +46,18 @@ REACH_FROM = 2048
 #: The reachability test scans at most this many words of a bitset (then keeps the state).
 _REACH_SCAN = 256
 
+#: The coupled bound (its lists cost about a millisecond to build) is used on layers of at
+#: least this many states (read by the caller, passed to ``pair_run``).
+COUPLE_FROM = 1024
+
+#: The coupled test scans at most this many list entries per state (then keeps the state).
+_COUPLE_SCAN = 96
+
 #: ``pair_run`` return codes.
 RUN_OK = 0
 RUN_MAX_STATES = 1
 RUN_NEED_REACH = 2
-
-
-@njit(cache=True)
-def _shift_max(
-    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
-) -> None:  # pragma: no cover
-    for x in range(top, src.size):
-        e = src[x - n] + b
-        f = src[x]
-        dst[x] = e if e > f else f
-
-
-@njit(cache=True)
-def _shift_min(
-    src: np.ndarray, dst: np.ndarray, top: int, n: int, b: np.int32
-) -> None:  # pragma: no cover
-    for x in range(top, src.size):
-        h = src[x - n] + b
-        g = src[x]
-        dst[x] = h if h < g else g
+RUN_NEED_COUPLE = 3
 
 
 @njit(cache=True)
@@ -87,19 +75,32 @@ def pair_tables(
     least[w, :] = far
     exact[w, 0] = 0
     least[w, 0] = 0
-    for i in range(w, -1, -1):
+    for i in range(w - 1, -1, -1):
+        n = dense[i]
+        b = np.int32(other[i])
+        e_next = exact[i + 1]
+        l_next = least[i + 1]
         e_row = exact[i]
         l_row = least[i]
-        if i < w:
-            n = dense[i]
-            b = np.int32(other[i])
-            e_next = exact[i + 1]
-            l_next = least[i + 1]
-            top = min(n, cap_a + 1)
-            e_row[:top] = e_next[:top]
-            l_row[:top] = l_next[:top]
-            _shift_max(e_next, e_row, top, n, b)
-            _shift_min(l_next, l_row, top, n, b)
+        top = min(n, cap_a + 1)
+        for x in range(top):
+            e_row[x] = e_next[x]
+            l_row[x] = l_next[x]
+        # One fused pass over 1-D views (so that the loop vectorises): x >= top may take job i.
+        m = cap_a + 1 - top
+        e_src = e_next[:m]
+        l_src = l_next[:m]
+        e_old = e_next[top:]
+        l_old = l_next[top:]
+        e_out = e_row[top:]
+        l_out = l_row[top:]
+        for x in range(m):
+            e = e_src[x] + b
+            f = e_old[x]
+            e_out[x] = e if e > f else f
+            h = l_src[x] + b
+            g = l_old[x]
+            l_out[x] = h if h < g else g
     return exact, least
 
 
@@ -187,6 +188,192 @@ def _reach_hit(row: np.ndarray, lo: int, hi: int) -> bool:  # pragma: no cover
 
 
 @njit(cache=True)
+def _merge_sums(
+    cur: np.ndarray, n: int, s: int, room: int, cap_o: int, sb: int
+) -> np.ndarray:  # pragma: no cover
+    """The sorted distinct keys ``(other << sb) + dense`` of ``cur`` and of ``cur`` plus a job
+    (n, s), the latter only where the dense sum stays <= room and the other sum <= cap_o."""
+    nmask = (1 << sb) - 1
+    add = (s << sb) + n
+    m = cur.size
+    fit = np.empty(m, dtype=np.int64)
+    c = 0
+    for i in range(m):
+        if (cur[i] & nmask) + n <= room and (cur[i] >> sb) + s <= cap_o:
+            fit[c] = cur[i] + add
+            c += 1
+    out = np.empty(m + c, dtype=np.int64)
+    i = 0
+    j = 0
+    k = 0
+    while i < m or j < c:
+        if j >= c or (i < m and cur[i] <= fit[j]):
+            if j < c and cur[i] == fit[j]:
+                j += 1
+            out[k] = cur[i]
+            i += 1
+        else:
+            out[k] = fit[j]
+            j += 1
+        k += 1
+    return out[:k]
+
+
+@njit(cache=True)
+def couple_lists(
+    dense: np.ndarray, other: np.ndarray, cap_a: int, cap_o: int, first: int, budget: int, sb: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
+    """The coupled bound's tables for every suffix i >= ``first`` of the job order (row
+    i - first), built backward from the last job.
+
+    * ``keys[start[r] : start[r + 1]]``: the distinct sums (dense n, other s) of the subsets of
+      the suffix's jobs with other > 0 whose dense sum is <= ``room[r]``, as sorted keys
+      ``(s << sb) + n``. ``room[r]`` is the largest dense room for which the list stays within
+      ``budget`` entries; it never grows towards earlier suffixes (a list is extended from the
+      next suffix's), and -1 disables the row.
+    * ``counts[r, x + 1]``: how many dense sums <= x the subsets of the suffix's jobs with
+      other = 0 reach (prefix counts, so a range test is two reads).
+
+    A completion of a state with dense room <= ``room[r]`` is then one list entry plus one
+    such dense sum, exactly (``dp._coupled_bound_note``).
+    """
+    w = dense.size
+    rows = w + 1 - first
+    nmask = (1 << sb) - 1
+    start = np.zeros(rows + 1, dtype=np.int64)
+    room = np.empty(rows, dtype=np.int64)
+    counts = np.zeros((rows, cap_a + 2), dtype=np.int32)
+    parts = []
+    cur = np.zeros(1, dtype=np.int64)
+    ra = cap_a
+    reach = np.zeros(cap_a + 1, dtype=np.bool_)
+    reach[0] = True
+    hist = np.zeros(cap_a + 2, dtype=np.int64)
+    for i in range(w, first - 1, -1):
+        if i < w:
+            n = dense[i]
+            s = other[i]
+            if s > 0:
+                if ra >= 0 and n <= ra and s <= cap_o:
+                    cur = _merge_sums(cur, n, s, ra, cap_o, sb)
+                    if cur.size > budget:
+                        # Lower the room until at most ``budget`` entries are left.
+                        hist[:] = 0
+                        for t in range(cur.size):
+                            hist[cur[t] & nmask] += 1
+                        total = 0
+                        new_ra = -1
+                        for x in range(ra + 1):
+                            total += hist[x]
+                            if total > budget:
+                                break
+                            new_ra = x
+                        ra = new_ra
+                        c = 0
+                        for t in range(cur.size):
+                            if (cur[t] & nmask) <= ra:
+                                cur[c] = cur[t]
+                                c += 1
+                        cur = cur[:c].copy()
+            elif 0 < n <= cap_a:
+                for x in range(cap_a, n - 1, -1):
+                    if reach[x - n]:
+                        reach[x] = True
+        r = i - first
+        room[r] = ra
+        parts.append(cur)
+        row = counts[r]
+        acc = 0
+        for x in range(cap_a + 1):
+            if reach[x]:
+                acc += 1
+            row[x + 1] = acc
+    total = 0
+    for p in parts:
+        total += p.size
+    keys = np.empty(total, dtype=np.int64)
+    # ``parts`` holds rows w - first, ..., 0 (built backward): lay them out by row.
+    pos = 0
+    for r in range(rows):
+        p = parts[rows - 1 - r]
+        start[r] = pos
+        keys[pos : pos + p.size] = p
+        pos += p.size
+    start[rows] = pos
+    return keys, start, room, counts
+
+
+@njit(cache=True)
+def _couple_hit(
+    keys: np.ndarray,
+    lo_k: int,
+    hi_k: int,
+    counts: np.ndarray,
+    sb: int,
+    a: int,
+    b: int,
+    fz: np.ndarray,
+    fy: np.ndarray,
+    qmax: int,
+    cap_a: int,
+    cap_o: int,
+) -> tuple[int, int, int, int]:  # pragma: no cover
+    """Can the state (a, b) end at a new point of a front window q <= qmax? One list entry
+    (n, s) of the suffix plus a dense sum u of its other-free jobs ends at (a + n + u, b + s):
+    new in window q iff b + s > y_q and a + n + u in (z_{q-1}, z_q]. Entries are scanned from
+    the largest s <= cap_o - b down to s > y_qmax - b. Returns (0, ...) when there is none,
+    (1, n, s, u) for the first found (u the largest that fits), and (2, ...) after
+    ``_COUPLE_SCAN`` entries (keep the state: the safe answer)."""
+    nmask = (1 << sb) - 1
+    hi_s = cap_o - b
+    lo_s = fy[qmax] - b + 1
+    if lo_s < 0:
+        lo_s = 0
+    if lo_s > hi_s:
+        return 0, 0, 0, 0
+    # The last entry with s <= hi_s (binary search on keys[lo_k:hi_k]).
+    target = (hi_s + 1) << sb
+    lo = lo_k
+    hi = hi_k
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    idx = lo - 1
+    z_top = fz[qmax] - a
+    q = 0
+    scanned = 0
+    while idx >= lo_k:
+        key = keys[idx]
+        s = key >> sb
+        if s < lo_s:
+            return 0, 0, 0, 0
+        n = key & nmask
+        y = b + s
+        while q < qmax and fy[q] >= y:
+            q += 1
+        xhi = z_top - n
+        if xhi >= 0:
+            xlo = (fz[q - 1] + 1 if q > 0 else 0) - a - n
+            if xlo < 0:
+                xlo = 0
+            if xhi > cap_a:
+                xhi = cap_a
+            if xlo <= xhi and counts[xhi + 1] > counts[xlo]:
+                u = xhi
+                while counts[u + 1] == counts[u]:
+                    u -= 1
+                return 1, n, s, u
+        scanned += 1
+        if scanned >= _COUPLE_SCAN:
+            return 2, 0, 0, 0
+        idx -= 1
+    return 0, 0, 0, 0
+
+
+@njit(cache=True)
 def pair_run(
     keys: np.ndarray,
     memo: np.ndarray,
@@ -218,6 +405,17 @@ def pair_run(
     incumbent: float,
     table_from: int,
     reach_from: int,
+    c_keys: np.ndarray,
+    c_start: np.ndarray,
+    c_room: np.ndarray,
+    c_counts: np.ndarray,
+    c_first: int,
+    c_sb: int,
+    couple_on: bool,
+    have_couple: bool,
+    couple_from: int,
+    wit: np.ndarray,
+    wit_n: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, int, int, int, int, float]:  # pragma: no cover
     """Layers ``pos`` .. ``stop`` - 1 of the recursion (see the module docstring).
 
@@ -336,8 +534,9 @@ def pair_run(
                         on_front[t] = True
                         best = uo[t]
                         count += 1
-                cz = np.empty(count + nseed, dtype=np.int64)
-                cy = np.empty(count + nseed, dtype=np.int64)
+                nwit = wit_n[0]
+                cz = np.empty(count + nseed + nwit, dtype=np.int64)
+                cy = np.empty(count + nseed + nwit, dtype=np.int64)
                 c = 0
                 for t in range(k):
                     if on_front[t]:
@@ -348,6 +547,11 @@ def pair_run(
                     cz[c] = seed_z[s]
                     cy[c] = seed_y[s]
                     c += 1
+                for s in range(nwit):
+                    cz[c] = wit[s, 0]
+                    cy[c] = wit[s, 1]
+                    c += 1
+                layer_wit = wit_n[0]
                 fz, fy = front_of(cz, cy, c, cap_o)  # z ascending, y descending
                 f = fz.size
                 z_l = fz[f - 1]
@@ -362,6 +566,14 @@ def pair_run(
                 if use_reach and not have_reach:
                     # The caller builds the bitsets and calls again for this layer.
                     return keys, memo, memo_len, pos, RUN_NEED_REACH, peak, incumbent
+                use_couple = couple_on and k >= couple_from
+                if use_couple and (not have_couple or suffix < c_first):
+                    # The caller builds the lists from this suffix on and calls again.
+                    return keys, memo, memo_len, pos, RUN_NEED_COUPLE, peak, incumbent
+                c_row = suffix - c_first if use_couple else 0
+                c_ra = c_room[c_row] if use_couple else -1
+                c_lo = c_start[c_row] if use_couple else 0
+                c_hi = c_start[c_row + 1] if use_couple else 0
                 r_at = min(suffix, reach_last) - reach_first if use_reach else 0
                 row = reach_rows[r_at]
                 nbits = reach_rows.shape[1] * 64 - 1
@@ -401,8 +613,8 @@ def pair_run(
                     for q in range(f):
                         cq[q] = _FAR  # window below a: no completion ends there
                         hi = fz[q] - a
-                        if hi < 0:
-                            continue
+                        if hi < 0 or (couple_on and fy[q] >= cap_o):
+                            continue  # (no completion's other usage exceeds cap_o either)
                         if hi > cap_a:
                             hi = cap_a
                         lo = 0 if q == 0 else fz[q - 1] - a + 1
@@ -434,6 +646,40 @@ def pair_run(
                             continue
                         if b <= cover:
                             keep[u] = False  # every window's completions covered
+                            continue
+                        if cap_a - a <= c_ra:
+                            # Coupled test (dense room within the lists'): exact for the
+                            # windows up to the last one the bounds above leave open.
+                            qmax = f - 1
+                            while b <= cq[qmax]:
+                                qmax -= 1
+                            hit, hn, hs, hu = _couple_hit(
+                                c_keys, c_lo, c_hi, c_counts[c_row], c_sb, a, b, fz, fy,
+                                qmax, cap_a, cap_o,
+                            )  # fmt: skip
+                            if hit == 0:
+                                keep[u] = False
+                            elif hit == 1 and wit_n[0] < wit.shape[0]:
+                                # A new front point and how to reach it (the state's parent,
+                                # the list entry, the dense sum u): the caller rebuilds its
+                                # selection, and the bounds use the point from the next layer.
+                                z = a + hn + hu
+                                y = b + hs
+                                new = True
+                                for v in range(layer_wit, wit_n[0]):
+                                    if wit[v, 0] >= z and wit[v, 1] >= y:
+                                        new = False
+                                        break
+                                if new:
+                                    r = wit_n[0]
+                                    wit[r, 0] = z
+                                    wit[r, 1] = y
+                                    wit[r, 2] = pos
+                                    wit[r, 3] = parent[u]
+                                    wit[r, 4] = hn
+                                    wit[r, 5] = hs
+                                    wit[r, 6] = hu
+                                    wit_n[0] = r + 1
                         elif use_reach:
                             # A completion ending in window q is new only if its other sum s
                             # has b + s in (y_q, cap_o]: s must be a remaining subset sum

@@ -51,6 +51,12 @@ positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 
 a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
 per-layer path for side-by-side measurement.
 
+Coupled bound (issue 17, ``coupled_bound=True``, the default; ``_coupled_bound_note``): in the
+compiled front mode, a state with little dense room left is tested against the exact
+(dense, other) sums the remaining jobs reach within that room, and a test that finds a new
+front point records it (with how to reach it) so that the bounds use it from the next layer.
+``coupled_bound=False`` keeps the bounds before (with the BB-reachability bitsets).
+
 When it is exact
 ----------------
 Always, in the units it is given: for any K resources and M objectives, M = 1 (the optimum) and
@@ -105,6 +111,12 @@ class DPSolver(BaseSolver):
         "with reach_bound: two-resource fronts and weighted two-resource objectives run in one "
         "compiled kernel (issue 17, solvers/_pairdp.py); False = per-layer kernels",
     )
+    coupled_bound: bool = param(
+        True,
+        "compiled two-resource fronts: states with little dense room are tested against the "
+        "exact (dense, other) sums the remaining jobs reach within it (issue 17); False = the "
+        "bounds before",
+    )
 
     name = "dp"
     summary = (
@@ -135,6 +147,9 @@ class DPSolver(BaseSolver):
                 d, np.array([6.0, 9.0]), np.arange(3), np.array([0, 1]), c, 10,
                 weights=weights, prune_from=1,
             )  # fmt: skip
+        _pairdp.couple_lists(
+            np.array([3, 2], dtype=np.int64), np.array([5, 0], dtype=np.int64), 6, 9, 0, 4, 4
+        )
         rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
         counts = nonzero_words(rows)
         keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
@@ -189,6 +204,7 @@ class DPSolver(BaseSolver):
                     clock,
                     self.max_states,
                     weights=weights,
+                    coupled=self.coupled_bound,
                 )
             if result is None:
                 result = sparse_dp(
@@ -228,6 +244,7 @@ class DPSolver(BaseSolver):
                 max_states=self.max_states,
                 reach_bound=self.reach_bound,
                 compiled=self.compiled and self.reach_bound,
+                coupled=self.coupled_bound,
             )
         notes = list(result.notes)
         status = result.status
@@ -339,6 +356,7 @@ def sparse_dp(
     max_states: int,
     reach_bound: bool = True,
     compiled: bool = False,
+    coupled: bool = True,
 ) -> _Result:
     """The sparse Cerberus recursion with dominance and bound pruning (see module docstring).
 
@@ -351,6 +369,14 @@ def sparse_dp(
     m = objectives.shape[0]
     obj_res = np.array(objective_resource if objective_resource else [-1] * m)
     objective_is_usage = bool(np.all(obj_res >= 0)) and len(set(obj_res.tolist())) == m
+    if compiled and reach_bound and objective_is_usage and m == 2 and k == 2:
+        # The compiled two-resource kernel first (nothing below is needed when it applies).
+        kernel = _kernel_pair_dp(
+            demands, limit, _pair_order(demands, limit), obj_res, clock, max_states,
+            coupled=coupled,
+        )  # fmt: skip
+        if kernel is not None:
+            return kernel
 
     # Largest jobs first: the bound on what the remaining jobs can add shrinks fastest.
     scale = np.where(limit > 0, limit, 1.0)
@@ -368,10 +394,6 @@ def sparse_dp(
         # Jobs asking for both resources first (in the same size order), one-resource jobs
         # last: the reachability bound of ``_pair_dp`` bites once few two-resource jobs remain.
         pair_order = _pair_order(demands, limit)
-        if compiled:
-            kernel = _kernel_pair_dp(demands, limit, pair_order, obj_res, clock, max_states)
-            if kernel is not None:
-                return kernel
     pair = (
         _PairBound.build(demands[pair_order], limit, obj_res)
         if objective_is_usage and m == 2
@@ -796,6 +818,7 @@ def _kernel_pair_dp(
     *,
     weights: np.ndarray | None = None,
     prune_from: int | None = None,
+    coupled: bool = True,
 ) -> _Result | None:
     """``_pair_dp`` in one compiled kernel (``solvers/_pairdp.py``; ``_pair_kernel_note``); None
     when the data do not suit it (the caller then runs the per-layer path).
@@ -829,8 +852,38 @@ def _kernel_pair_dp(
     exact, least = _pairdp.pair_tables(dense, other, cap_a)
     chosen = _pairdp.greedy_seeds(dense, other, cap_a, cap_o, 11)
     start = prune_from if prune_from is not None else _KERNEL_PRUNE_FROM
-    reach_cache: dict[str, np.ndarray] = {}
-    if w >= _BEAM_FROM:
+    reach_cache: dict[str, Any] = {"coupled": coupled}
+    run = None
+    if w >= _BEAM_FROM and coupled and not weighted and _TRY_STATES > 0:
+        # With the coupled bound (which adds the front points it finds), first the exact pass
+        # alone with a small state cap: most windows finish there, without the beam pass.
+        tried = _kernel_pass(
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
+            clock, min(max_states, _TRY_STATES), start, 0, weighted, c_dense, c_other,
+            reach_cache,
+        )  # fmt: skip
+        if tried.status == Status.OPTIMAL or max_states <= _TRY_STATES:
+            run = tried
+        else:  # its states (feasible selections) and found points seed what follows
+            chosen = np.vstack([chosen, tried.chosen])
+            reach_cache["hard"] = True  # the passes after it also use the bitsets
+        if run is None and _CORNER_PROBE and cap_a >= 1 and cap_o >= 1:
+            # Can one selection use both capacities exactly? A pass whose front is the two
+            # points next to the corner keeps only states that can still reach it; if one
+            # does, that point dominates every selection: the front is exactly {corner}.
+            probe = _kernel_pass(
+                dense, other, cap_a, cap_o, base, exact, least, chosen,
+                clock, min(max_states, _PROBE_STATES), start, 0, weighted, c_dense, c_other,
+                reach_cache,
+                targets=np.array([[cap_a, cap_o - 1], [cap_a - 1, cap_o]]),
+            )  # fmt: skip
+            hit = np.flatnonzero((probe.chosen @ dense == cap_a) & (probe.chosen @ other == cap_o))
+            if hit.size:
+                run = _Pass(
+                    Status.OPTIMAL, probe.chosen[hit[:1]], probe.peak, probe.final,
+                    probe.layers, [],
+                )  # fmt: skip
+    if w >= _BEAM_FROM and run is None:
         # A beam pass first (at most _BEAM states per layer): its selections only seed the
         # exact pass's incumbent, so that the bounds bite early.
         beam = _kernel_pass(
@@ -839,10 +892,11 @@ def _kernel_pair_dp(
             c_other, reach_cache,
         )  # fmt: skip
         chosen = np.vstack([chosen, beam.chosen])
-    run = _kernel_pass(
-        dense, other, cap_a, cap_o, base, exact, least, chosen,
-        clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
-    )  # fmt: skip
+    if run is None:
+        run = _kernel_pass(
+            dense, other, cap_a, cap_o, base, exact, least, chosen,
+            clock, max_states, start, 0, weighted, c_dense, c_other, reach_cache,
+        )  # fmt: skip
     rows = np.vstack([run.chosen, chosen])
     points = np.column_stack([rows @ dense, rows @ other])
     if weighted:
@@ -883,12 +937,19 @@ def _kernel_pass(
     weighted: bool,
     c_dense: float,
     c_other: float,
-    reach_cache: dict[str, np.ndarray],
+    reach_cache: dict[str, Any],
+    targets: np.ndarray | None = None,
 ) -> _Pass:
     """One pass of the compiled recursion over all jobs, in chunks of about ``_KERNEL_WORK``
-    merged states; the clock is read between chunks."""
+    merged states; the clock is read between chunks. ``targets`` (points, one per row), if
+    given, replace the seeds' points as the front the bounds start from (a probe: the pass
+    then keeps only states that can reach a point no target dominates)."""
     w = dense.size
-    seed_pts = np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
+    seed_pts = (
+        np.column_stack([seeds @ dense, seeds @ other]).astype(np.int64)
+        if targets is None
+        else targets.astype(np.int64)
+    )
     # (dominated seeds are harmless: the kernel takes the front of states and seeds)
     seed_z = np.ascontiguousarray(seed_pts[:, 0])
     seed_y = np.ascontiguousarray(seed_pts[:, 1])
@@ -896,13 +957,23 @@ def _kernel_pass(
     reach_last = int(np.flatnonzero(other > 0)[-1]) + 1 if other.any() else 0
     jobs = min(_REACH_JOBS, _REACH_BYTES // ((cap_o // 64 + 1) * 8) - 1)
     reach_first = max(0, reach_last - max(jobs, 0))
-    reach_on = not weighted and jobs >= 4
+    reach_on = (
+        not weighted
+        and jobs >= 4
+        and (_REACH_WITH_COUPLE or not reach_cache["coupled"] or reach_cache.get("hard", False))
+    )
     rows = reach_cache.get("rows", _NO_ROWS)
     have_reach = "rows" in reach_cache
+    couple_on = bool(reach_cache["coupled"]) and not weighted
+    lists = reach_cache.get("lists", _NO_LISTS)
+    c_first = int(reach_cache.get("first", 0))
+    have_couple = "lists" in reach_cache
     keys = np.zeros(1, dtype=np.int64)
     memo = np.empty(4096, dtype=np.int32)
     memo_len = 0
     offsets = np.zeros(w + 1, dtype=np.int64)
+    wit = np.zeros((_WITNESSES, 7), dtype=np.int64)
+    wit_n = np.zeros(1, dtype=np.int64)
     pos, peak = 0, 1
     status, notes = Status.OPTIMAL, []
     while pos < w:
@@ -914,21 +985,100 @@ def _kernel_pass(
             dense, other, base, cap_a, cap_o, exact, least,
             seed_z, seed_y, rows, reach_first, reach_last, reach_on, have_reach,
             prune_from, beam, weighted, c_dense, c_other, incumbent, _pairdp.TABLE_FROM,
-            _pairdp.REACH_FROM,
+            _pairdp.REACH_FROM, lists[0], lists[1], lists[2], lists[3], c_first, base, couple_on,
+            have_couple,
+            _pairdp.COUPLE_FROM, wit, wit_n,
         )  # fmt: skip
         peak = max(peak, chunk_peak)
         if code == _pairdp.RUN_NEED_REACH:
             rows = reach_cache["rows"] = suffix_reach(other[:reach_last], cap_o, reach_first)
             have_reach = True
+        elif code == _pairdp.RUN_NEED_COUPLE:
+            c_first = reach_cache["first"] = pos + 1
+            lists = reach_cache["lists"] = _pairdp.couple_lists(
+                dense, other, cap_a, cap_o, c_first, _COUPLE_BUDGET, base
+            )
+            have_couple = True
         elif code == _pairdp.RUN_MAX_STATES:
             status = Status.FEASIBLE
             notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
             break
     final = _pairdp.front_of_keys(keys, base)
     flags = _pairdp.trace_back(memo, offsets, pos, final)
-    chosen = np.zeros((final.size, w), dtype=bool)
-    chosen[:, :pos] = flags
+    # Found points that stay on the front (the others' selections are not needed): not weakly
+    # dominated by a final state or a seed, nor by another found point (the first of equals).
+    found = wit[: int(wit_n[0]), :2]
+    if found.shape[0]:
+        rival = np.vstack(
+            [np.column_stack([keys[final] >> base, keys[final] & ((1 << base) - 1)]), seed_pts]
+        )
+        covered = np.any(
+            (rival[None, :, 0] >= found[:, None, 0]) & (rival[None, :, 1] >= found[:, None, 1]),
+            axis=1,
+        )
+        ge = (found[None, :, 0] >= found[:, None, 0]) & (found[None, :, 1] >= found[:, None, 1])
+        same = (found[None, :, 0] == found[:, None, 0]) & (found[None, :, 1] == found[:, None, 1])
+        earlier = np.tri(found.shape[0], k=-1, dtype=bool)
+        covered |= np.any((ge & ~same) | (same & earlier), axis=1)
+        rebuild = np.flatnonzero(~covered)
+    else:
+        rebuild = np.zeros(0, dtype=np.int64)
+    chosen = np.zeros((final.size + rebuild.size, w), dtype=bool)
+    chosen[: final.size, :pos] = flags
+    for r, at in enumerate(rebuild.tolist()):
+        chosen[final.size + r] = _witness_selection(
+            wit[at], memo, offsets, dense, other, reach_cache["lists"], reach_cache["first"], base
+        )
     return _Pass(status, chosen, int(peak), int(keys.size), pos, notes)
+
+
+def _witness_selection(
+    row: np.ndarray,
+    memo: np.ndarray,
+    offsets: np.ndarray,
+    dense: np.ndarray,
+    other: np.ndarray,
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    first: int,
+    sb: int,
+) -> np.ndarray:
+    """The selection (chosen flags, processing order) of a front point the coupled bound found
+    (``_pairdp.pair_run``: a state of layer ``pos``, one list entry (n, s) of the suffix
+    pos + 1 and a dense sum u of its other-free jobs; ``_coupled_bound_note``)."""
+    z, y, pos, entry, n, s, u = (int(v) for v in row)
+    w = dense.size
+    out = np.zeros(w, dtype=bool)
+    if pos > 0:
+        out[:pos] = _pairdp.trace_back(memo, offsets, pos, np.array([entry >> 1]))[0]
+    out[pos] = bool(entry & 1)
+    keys, start = lists[0], lists[1]
+    for j in range(pos + 1, w):
+        if other[j] == 0 or (n == 0 and s == 0):
+            continue
+        r = j + 1 - first
+        row_keys = keys[start[r] : start[r + 1]]
+        key = (s << sb) + n
+        at = int(np.searchsorted(row_keys, key))
+        if at < row_keys.size and row_keys[at] == key:
+            continue  # reached without job j
+        out[j] = True
+        n -= int(dense[j])
+        s -= int(other[j])
+    # The dense sum u from the other-free jobs after pos (a subset-sum table, then back).
+    free = [j for j in range(pos + 1, w) if other[j] == 0 and 0 < dense[j] <= u]
+    reach = np.zeros((len(free) + 1, u + 1), dtype=bool)
+    reach[0, 0] = True
+    for k, j in enumerate(free):
+        d = int(dense[j])
+        reach[k + 1] = reach[k]
+        reach[k + 1, d:] |= reach[k, : u + 1 - d]
+    for k in range(len(free), 0, -1):
+        if not reach[k - 1, u]:
+            out[free[k - 1]] = True
+            u -= int(dense[free[k - 1]])
+    if n != 0 or s != 0 or u != 0 or out @ dense != z or out @ other != y:
+        raise RuntimeError(f"coupled bound: witness {row.tolist()} does not rebuild")  # a bug
+    return out
 
 
 def _pair_kernel_note() -> None:
@@ -1124,6 +1274,12 @@ _BEAM_FROM = 64
 _BEAM = 4096
 #: ... and for the weighted objective (states ranked by the objective itself).
 _BEAM_WEIGHTED = 1024
+#: With the coupled bound, the exact pass is first tried alone, up to this many states (0: no).
+_TRY_STATES = 8192
+#: ... and when that trial stops, first a probe for a selection filling both capacities.
+_CORNER_PROBE = True
+#: ... which gives up (and the beam and exact passes follow) past this many states.
+_PROBE_STATES = 262_144
 _NO_ROW = np.zeros(1, dtype=np.uint64)
 _NO_ROWS = np.zeros((1, 1), dtype=np.uint64)
 #: The compiled kernel prunes layers from this many states on, and returns to Python (to read
@@ -1138,6 +1294,19 @@ _KERNEL_WORK = 500_000
 #: Sums of a resource's demands must fit the kernel's int32 tables.
 _INT32_SUMS = 2**29
 _NO_COUNTS = np.zeros(2, dtype=np.int32)
+#: The coupled bound's lists hold at most this many (dense, other) sums per suffix.
+_COUPLE_BUDGET = 4096
+#: With the coupled bound, the BB-reachability bitsets are built only for the passes after a
+#: trial pass that stopped (False), or whenever a layer is large enough (True).
+_REACH_WITH_COUPLE = False
+#: At most this many front points found by the coupled bound are kept per pass.
+_WITNESSES = 4096
+_NO_LISTS = (
+    np.zeros(1, dtype=np.int64),
+    np.zeros(2, dtype=np.int64),
+    np.full(1, -1, dtype=np.int64),
+    np.zeros((1, 2), dtype=np.int32),
+)
 
 
 def _reach_bound_note() -> None:
@@ -1156,6 +1325,43 @@ def _reach_bound_note() -> None:
     front point (z_L, y_min) (on a front, the largest dense value has the smallest other
     value). So a state failing both has every completion weakly dominated by the front; front
     states are never dropped (exactness as in ``_within_bound``).
+    """
+
+
+def _coupled_bound_note() -> None:
+    """The coupled bound (issue 17; ``_pairdp.couple_lists``, ``_pairdp._couple_hit``).
+
+    The bounds of ``_PairBound`` and ``_reach_bound_note`` look at the remaining jobs' dense
+    sums and other sums separately. In the corner where BBSched fronts lie (a few nodes by a
+    few hundred GB below both capacities), a completion must hit both rooms almost exactly, and
+    the separate tests keep most states. Per suffix of the job order, ``couple_lists`` holds
+    L = the distinct sums (n, s) of the subsets of the suffix's jobs with other > 0 whose dense
+    sum is at most ``room`` (at most ``_COUPLE_BUDGET`` entries: ``room`` is lowered until they
+    fit), and U = the dense sums reached by its other-free jobs. Every completion of a state is
+    one (n, s) in L plus one u in U (the two job sets are disjoint), and when the state's dense
+    room cap_a - a is <= ``room`` no completion is missing (its n is at most the room).
+
+    A completion ending at (a + n + u, b + s) is a new front point iff, for the front window q
+    with a + n + u in (z_{q-1}, z_q], b + s > y_q (and b + s <= cap_o); as y_q decreases with
+    q, b + s > y_q holds exactly for q >= q*(b + s), so the test per entry is: some u in U in
+    (z_{q*-1} - a - n, z_qmax - a - n] (two prefix-count reads). Windows beyond z_L are left to
+    the ``least`` bound (exact for them), and windows whose bound already covers the state are
+    skipped (qmax = the last window left open). So a state whose entries all fail has every
+    completion weakly dominated by the front, and is dropped; a state whose scan gives up
+    (``_COUPLE_SCAN`` entries) is kept. Front states are never dropped (as in
+    ``_within_bound``).
+
+    A hit is a new front point reachable by a known selection: the state's (traced back from
+    its parent), the list entry's (traced back through the suffix lists: (n, s) in the next
+    suffix's list means the job is not taken) and a subset of the other-free jobs summing to u.
+    The kernel adds the point to the front (from the next layer on) and ``_witness_selection``
+    rebuilds its selection after the pass, for the points still on the front; pruning by a
+    point whose selection is returned is exact by the same argument as the greedy seeds. This
+    is what ends the corner windows early: once the point (cap_a, cap_o) is found no state
+    survives.
+
+    Also new with the switch: a front window whose other value is already cap_o covers every
+    completion (none exceeds cap_o), whatever ``most`` says.
     """
 
 

@@ -43,18 +43,22 @@ def front(decision) -> set[tuple[float, ...]]:
 
 @pytest.fixture
 def prune_from_first_layer(monkeypatch):
-    """Every pruning from the first layer on (normally from 64 states; the reachability bound
-    from 2,048 states, on the suffixes where its bitsets exist)."""
+    """Every pruning from the first layer on (normally from 64 states; the reachability and
+    coupled bounds from 2,048 states, on the suffixes where their tables exist)."""
     from schedbench.solvers import _pairdp
 
     monkeypatch.setattr(dp_module, "_KERNEL_PRUNE_FROM", 1)
     monkeypatch.setattr(_pairdp, "REACH_FROM", 1)
+    monkeypatch.setattr(_pairdp, "COUPLE_FROM", 1)
 
 
-@pytest.fixture
-def tiny_beam(monkeypatch):
+@pytest.fixture(params=[0, 3])
+def tiny_beam(monkeypatch, request):
+    """A beam of 3 states on every window; before it, no trial exact pass (0) or one stopped
+    at 3 states (its states and found points then seed the beam and the exact pass)."""
     monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
     monkeypatch.setattr(dp_module, "_BEAM", 3)
+    monkeypatch.setattr(dp_module, "_TRY_STATES", request.param)
 
 
 def weighted(problem: SelectionProblem, c: tuple[float, float]) -> SelectionProblem:
@@ -76,6 +80,103 @@ def test_kernel_front_equals_exhaustive(prune_from_first_layer, monkeypatch, w, 
         assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
             timed_solve(ExhaustiveSolver(), problem, BUDGET)
         ), (w, seed)
+
+
+#: (w, seed): four draws each, and two where a window edge off by one shows (found by mutation).
+COUPLED_CASES = [(12, s) for s in range(520, 524)] + [(18, s) for s in range(520, 524)]
+COUPLED_CASES += [(16, 533), (20, 543)]
+
+
+@pytest.mark.parametrize("budget", [1, 6, 40, 100_000])
+def test_coupled_bound_front_equals_exhaustive(prune_from_first_layer, monkeypatch, budget):
+    """The coupled bound on every layer, with lists cut to a few entries (the dense room then
+    shrinks towards earlier suffixes, down to disabled) or complete; without the bitsets."""
+    monkeypatch.setattr(dp_module, "_COUPLE_BUDGET", budget)
+    monkeypatch.setattr(dp_module, "_REACH_WITH_COUPLE", False)
+    for w, seed in COUPLED_CASES:
+        problem = cw.conflict_candidate(w, seed)
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(ExhaustiveSolver(), problem, BUDGET)
+        ), (w, seed, budget)
+
+
+def test_coupled_bound_rebuilds_the_front_points_it_finds(prune_from_first_layer, monkeypatch):
+    """A list hit is a new front point: its selection is rebuilt (checked inside against the
+    point) and the front still equals exhaustive's; the switch off gives the same front."""
+    rebuilt = []
+    original = dp_module._witness_selection
+
+    def counting(*args):
+        rebuilt.append(args[0][:2].tolist())
+        return original(*args)
+
+    monkeypatch.setattr(dp_module, "_witness_selection", counting)
+    for w, seed in COUPLED_CASES:
+        problem = cw.conflict_candidate(w, seed)
+        exact = front(timed_solve(ExhaustiveSolver(), problem, BUDGET))
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == exact
+        assert front(timed_solve(DPSolver(coupled_bound=False), problem, BUDGET)) == exact
+    assert rebuilt
+
+
+@pytest.mark.parametrize("seed", [660, 661, 662])
+@pytest.mark.parametrize("probe_states", [262_144, 1])
+def test_corner_probe_finds_a_selection_filling_both_capacities(monkeypatch, seed, probe_states):
+    """Capacities equal to a random subset's demands: the front is that one point. With the
+    trial pass stopped at once, the probe must find it (and nothing else is returned);
+    without a reachable corner, or when the probe gives up (1 state), the passes after it
+    run."""
+    monkeypatch.setattr(dp_module, "_BEAM_FROM", 1)
+    monkeypatch.setattr(dp_module, "_TRY_STATES", 2)
+    monkeypatch.setattr(dp_module, "_PROBE_STATES", probe_states)
+    base = cw.conflict_candidate(16, seed)
+    rng = np.random.default_rng(seed)
+    subset = rng.random(16) < 0.5
+    corner = SelectionProblem(
+        capacities=base.demands[subset].sum(axis=0),
+        demands=base.demands,
+        resources=base.resources,
+    )
+    for problem in (corner, base):
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(ExhaustiveSolver(), problem, BUDGET)
+        ), seed
+    assert front(timed_solve(DPSolver(), corner, BUDGET)) == {
+        tuple(float(v) for v in corner.capacities)
+    }
+
+
+def test_couple_lists_hold_every_sum_within_the_room():
+    """Each suffix's list is exactly the distinct (dense, other) sums of its other > 0 jobs'
+    subsets with dense sum <= room (room never growing towards earlier suffixes), and the
+    counts are the other-free jobs' reachable dense sums."""
+    from itertools import combinations
+
+    from schedbench.solvers import _pairdp
+
+    rng = np.random.default_rng(5)
+    dense = rng.integers(1, 9, size=9).astype(np.int64)
+    other = np.where(rng.random(9) < 0.6, rng.integers(1, 20, size=9), 0).astype(np.int64)
+    cap_a, cap_o, sb = 20, 60, 6
+    keys, start, room, counts = _pairdp.couple_lists(dense, other, cap_a, cap_o, 2, 12, sb)
+    assert np.all(np.diff(room) >= 0)
+    for r in range(room.size):
+        jobs = range(2 + r, dense.size)
+        sums = set()
+        reach = set()
+        for k in range(len(jobs) + 1):
+            for sub in combinations(jobs, k):
+                n = int(dense[list(sub)].sum())
+                o = int(other[list(sub)].sum())
+                if all(other[j] > 0 for j in sub) and n <= room[r] and o <= cap_o:
+                    sums.add((o << sb) + n)
+                if all(other[j] == 0 for j in sub) and n <= cap_a:
+                    reach.add(n)
+        row = keys[start[r] : start[r + 1]]
+        assert row.tolist() == sorted(sums)
+        assert len(row) <= 12 or room[r] == cap_a
+        expect = np.cumsum([x in reach for x in range(cap_a + 1)])
+        assert counts[r, 1:].tolist() == expect.tolist()
 
 
 def test_kernel_front_with_beam_seeds_equals_exhaustive(prune_from_first_layer, tiny_beam):
@@ -107,6 +208,20 @@ def test_kernel_weighted_optimum_equals_exhaustive(prune_from_first_layer, c):
         b = timed_solve(ExhaustiveSolver(), problem, BUDGET)
         assert a.status == b.status == Status.OPTIMAL
         assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12), (c, w, seed)
+
+
+def test_coupled_bound_agrees_with_the_per_layer_path_at_w60_to_w100(monkeypatch):
+    """The coupled bound forced on from the first layer, small lists; against the per-layer
+    path (its own bounds, a generous state cap)."""
+    from schedbench.solvers import _pairdp
+
+    monkeypatch.setattr(_pairdp, "COUPLE_FROM", 1)
+    monkeypatch.setattr(dp_module, "_COUPLE_BUDGET", 512)
+    for w, seed in [(60, 650), (80, 651), (100, 652)]:
+        problem = cw.conflict_candidate(w, seed)
+        assert front(timed_solve(DPSolver(), problem, BUDGET)) == front(
+            timed_solve(DPSolver(compiled=False, max_states=20_000_000), problem, BUDGET)
+        ), (w, seed)
 
 
 def test_kernel_agrees_with_the_per_layer_path_at_w60_and_w100():

@@ -16,10 +16,13 @@ worst), the status of every run, and memory: the growth of the process's peak re
 (VmHWM after resetting it through /proc/self/clear_refs, over the resident set before; else
 ``ru_maxrss``) while solving the windows, measured in a fresh interpreter per w after a warm-up
 (so it includes numpy buffers and JIT-compiled kernels' allocations; tracemalloc would miss
-those). Side by side in the same run: ``dp[compiled=false]``, the per-layer path of issue 17's
-first part (numba kernels per layer, numpy between), and ``dp[compiled=false,reach_bound=false]``,
-the pruning ``dp`` shipped before this issue (no reachability bound, jobs largest first); and
-re-timed alternating ``dp`` with ``dp[compiled=false]`` window by window. ``--seed N`` draws
+those). Side by side in the same run: ``dp[coupled_bound=false]``, the compiled kernel's bounds
+before the coupled bound (memory measured too), ``dp[compiled=false]``, the per-layer path of
+issue 17's first part (numba kernels per layer, numpy between), and
+``dp[compiled=false,reach_bound=false]``, the pruning ``dp`` shipped before this issue (no
+reachability bound, jobs largest first); and re-timed alternating ``dp``,
+``dp[coupled_bound=false]`` and ``dp[compiled=false]`` window by window (wall latency and the
+thread's CPU time, least of 3). ``--seed N`` draws
 another set of windows (fresh seeds; the default set is seed 0). Printed against the issue's anchors: today's ``dp`` (1.3 / 4.1 / 22 ms median
 at w = 20 / 50 / 100, worst 414 ms at w = 100) and target 1 (median <= 3 ms and worst <= 30 ms at
 w = 100, median <= 20 ms at w = 200, <= 50 MB; within 2x of the 1.6 ms a compiled bounded sparse
@@ -90,7 +93,14 @@ DP_TARGET_MB = 50.0
 WEIGHTED_TARGET_MS = 2.0
 #: ``dp`` and its anchors side by side: the per-layer path it replaced (issue 17, first part) and
 #: the earlier pruning (generic sparse DP for the weighted objective).
-DP_ENGINES = ("dp", "dp[compiled=false]", "dp[compiled=false,reach_bound=false]")
+DP_ENGINES = (
+    "dp",
+    "dp[coupled_bound=false]",
+    "dp[compiled=false]",
+    "dp[compiled=false,reach_bound=false]",
+)
+#: The rows whose memory is measured (fresh interpreter per w): ``dp`` and its bounds before.
+DP_RSS = ("dp", "dp[coupled_bound=false]")
 #: ``moo`` today (share of the exact front at w = 20 / 50 / 100) and target 3 (50 ms budget).
 MOO_TODAY_SHARE = {20: 1.00, 50: 0.73, 100: 0.24}
 MOO_TARGET_SHARE = {20: 0.95, 50: 0.85, 100: 0.60}
@@ -210,7 +220,7 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
             lat = np.array([d.latency_s for d in decisions])
             med, worst = float(np.median(lat)), float(lat.max())
             counts = Counter(d.status.value for d in decisions)
-            rss = rss_growth_mb(windows[w], sid) if sid == engines[0] else math.nan
+            rss = rss_growth_mb(windows[w], sid) if sid in DP_RSS else math.nan
             t_med, t_worst = DP_TARGET_MEDIAN_MS.get(w), DP_TARGET_WORST_MS.get(w)
             meets = []
             if t_med:
@@ -251,27 +261,40 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
         )
     )
     main_id = engines[0]
-    # Re-timed, alternating dp and its per-layer anchor window by window (3 rounds, the least
-    # per window): the load of a shared machine then hits both alike.
+    # Re-timed, alternating dp and its anchors window by window (3 rounds, the least per
+    # window; wall latency and, beside it, CPU time of the thread): the load of a shared machine
+    # then hits all alike. Anchors: the bounds before the coupled bound, the per-layer path.
+    anchors = [e for e in engines[1:3] if e in solvers]
     for w in (100, 200):
-        best: dict[str, list[float]] = {main_id: [], engines[1]: []}
+        best: dict[str, list[float]] = {sid: [] for sid in (main_id, *anchors)}
+        cpu: dict[str, list[float]] = {sid: [] for sid in best}
         for p in windows[w]:
             for sid in best:
-                best[sid].append(
-                    min(timed_solve(solvers[sid], p, BUDGET).latency_s for _ in range(3)) * 1e3
-                )
-        med, anchor = float(np.median(best[main_id])), float(np.median(best[engines[1]]))
-        line = (
+                walls: list[float] = []
+                used: list[float] = []
+                for _ in range(3):
+                    start = time.thread_time()
+                    walls.append(timed_solve(solvers[sid], p, BUDGET).latency_s)
+                    used.append(time.thread_time() - start)
+                best[sid].append(min(walls) * 1e3)
+                cpu[sid].append(min(used) * 1e3)
+        med = float(np.median(best[main_id]))
+        parts = [
             f"w={w} re-timed (least of 3 per window): {main_id} median {med:.2f} ms, worst "
-            f"{max(best[main_id]):.1f} ms; {engines[1]} median {anchor:.2f} ms "
-            f"({anchor / med:.1f}x slower)"
-        )
+            f"{max(best[main_id]):.1f} ms (CPU median {np.median(cpu[main_id]):.2f} ms)"
+        ]
+        for sid in anchors:
+            anchor = float(np.median(best[sid]))
+            parts.append(
+                f"{sid} median {anchor:.2f} ms, worst {max(best[sid]):.1f} ms (CPU median "
+                f"{np.median(cpu[sid]):.2f} ms; median {anchor / med:.2f}x dp's)"
+            )
         if w == 100:
-            line += (
-                f"; vs the issue's compiled bounded sparse DP {DP_COMPILED_REF_MS} ms: "
+            parts.append(
+                f"dp vs the issue's compiled bounded sparse DP {DP_COMPILED_REF_MS} ms: "
                 f"{med / DP_COMPILED_REF_MS:.2f}x (target <= 2x)"
             )
-        print(line)
+        print("; ".join(parts))
     print(
         "anchors: issue 17 'today' figures (another machine and window seeds: a ratio, not a "
         "side-by-side measurement); RSS growth = peak resident set (VmHWM, reset after the warm-up) "
@@ -283,6 +306,8 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
         for sid in engines:
             if sid != main_id and w > 100:
                 continue  # the generic DP takes seconds per window at w = 200
+            if sid == "dp[coupled_bound=false]":
+                continue  # the weighted objective does not use the coupled bound: same path
             wlat: list[float] = []
             for p in windows[w]:
                 d = timed_solve(solvers[sid], weighted(p), BUDGET)
@@ -290,7 +315,7 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
             med = float(np.median(wlat))
             if w == 100 and sid == main_id:
                 weighted_med = med
-            if w == 100 and sid == engines[1]:
+            if w == 100 and sid == "dp[compiled=false]":
                 weighted_anchor = med
             target = WEIGHTED_TARGET_MS if w == 100 else None
             rows.append(
@@ -316,7 +341,7 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
         )
     )
     print(
-        f"weighted w=100: {main_id} median {weighted_med * 1e3:.2f} ms vs {engines[1]} "
+        f"weighted w=100: {main_id} median {weighted_med * 1e3:.2f} ms vs dp[compiled=false] "
         f"{weighted_anchor * 1e3:.2f} ms ({weighted_anchor / weighted_med:.1f}x); target <= "
         f"{WEIGHTED_TARGET_MS:g} ms: {'yes' if weighted_med * 1e3 <= WEIGHTED_TARGET_MS else 'no'}"
     )
