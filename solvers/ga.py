@@ -516,6 +516,34 @@ def _nothing_fits(
     return False
 
 
+@njit(cache=True, inline="always")
+def _pool_order(members: Any, in_population: Any, seq: Any, n_children: Any) -> None:
+    """The pool in (age, position) order, into ``seq``: the children (age 0, in the order made)
+    in the rows the population does not hold, then the population, stored in that order."""
+    in_population[:] = False
+    for i in range(members.shape[0]):
+        in_population[members[i]] = True
+        seq[n_children + i] = members[i]
+    c = 0
+    for row in range(seq.shape[0]):
+        if not in_population[row]:
+            seq[c] = row
+            c += 1
+
+
+@njit(cache=True, inline="always")
+def _parents(rng: Any, members: Any, w: Any) -> Any:
+    """Two distinct random members and a crossover position in 1..w-1 (0 when w < 2), in the
+    order the draws are made (§3.2.2: one-point crossover of two random parents)."""
+    p = members.shape[0]
+    ia = randint(rng, p)
+    ib = randint(rng, p - 1)
+    if ib >= ia:
+        ib += 1
+    cut = 1 + randint(rng, w - 1) if w >= 2 else 0
+    return members[ia], members[ib], cut
+
+
 @njit(cache=True)
 def _ga_generations(
     pop: Any,
@@ -552,28 +580,12 @@ def _ga_generations(
     gap = skip[0]
 
     for _ in range(n_gen):
-        # The pool in (age, position) order: the children (age 0, in the order made) in the
-        # free rows, then the population, which is stored in that order already.
-        in_population[:] = False
-        for i in range(p):
-            in_population[members[i]] = True
-            seq[n_children + i] = members[i]
-        c = 0
-        for row in range(n):
-            if not in_population[row]:
-                seq[c] = row
-                c += 1
+        _pool_order(members, in_population, seq, n_children)
 
         # Crossover of two random parents at one random position, then bit-flip mutation.
         c = 0
         while c < n_children:
-            ia = randint(rng, p)
-            ib = randint(rng, p - 1)
-            if ib >= ia:
-                ib += 1
-            a = members[ia]
-            b = members[ib]
-            cut = 1 + randint(rng, w - 1) if w >= 2 else 0
+            a, b, cut = _parents(rng, members, w)
             for first, second in ((a, b), (b, a)):
                 if c >= n_children:
                     break
@@ -1004,30 +1016,14 @@ def _pk_generations(
     gap = skip[0]
 
     for _ in range(n_gen):
-        # The pool in (age, position) order: the children (age 0, in the order made) in the
-        # free rows, then the population, which is stored in that order already.
-        in_population[:] = False
-        for i in range(p):
-            in_population[members[i]] = True
-            seq[n_children + i] = members[i]
-        c = 0
-        for row in range(n):
-            if not in_population[row]:
-                seq[c] = row
-                c += 1
+        _pool_order(members, in_population, seq, n_children)
 
         # Crossover of two random parents at one random position (a masked copy of words),
         # then bit-flip mutation at the geometric gaps (gene ``pos`` of the child is the one
         # ``gap`` genes on, as in the byte kernel's countdown).
         c = 0
         while c < n_children:
-            ia = randint(rng, p)
-            ib = randint(rng, p - 1)
-            if ib >= ia:
-                ib += 1
-            a = members[ia]
-            b = members[ib]
-            cut = 1 + randint(rng, w - 1) if w >= 2 else 0
+            a, b, cut = _parents(rng, members, w)
             cut_word = cut >> 6
             low = _bit(cut) - _ONE  # genes before the cut in word cut_word
             for first, second in ((a, b), (b, a)):
