@@ -238,8 +238,9 @@ def order_items(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _dantzig(d: int, rem: float, vo: np.ndarray, so: np.ndarray, vp: np.ndarray,
-             sp: np.ndarray, npos: int) -> float:  # pragma: no cover
+def _dantzig(
+    d: int, rem: float, vo: np.ndarray, so: np.ndarray, vp: np.ndarray, sp: np.ndarray, npos: int
+) -> float:  # pragma: no cover
     if d >= npos:
         return 0.0
     target = sp[d] + rem

@@ -281,7 +281,9 @@ class BnBSolver(BaseSolver):
             # The two extreme points: the lexicographic maxima of (f_0, f_1) and (f_1, f_0).
             ends: list[tuple[int, int]] = []
             for a, b in ((0, 1), (1, 0)):
-                mask = _lex_step(data, a, b, int(data.low[b]), int(data.high[a]), None, stop, counters)
+                mask = _lex_step(
+                    data, a, b, int(data.low[b]), int(data.high[a]), None, stop, counters
+                )
                 ends.append(record(mask))
         except _Stopped:
             return self._answer(data, found, complete, counters)
@@ -312,7 +314,7 @@ class BnBSolver(BaseSolver):
                         last[a] = pt
             except _Stopped:
                 return
-            except BaseException as exc:  # noqa: BLE001 - re-raised by the caller thread
+            except BaseException as exc:  # recorded; re-raised by the calling thread
                 failures.append(exc)
 
         if not complete.is_set():
@@ -342,7 +344,9 @@ class BnBSolver(BaseSolver):
         return Answer(
             Status.OPTIMAL if complete.is_set() else Status.TIMEOUT,
             [data.keep[mask].tolist() for _t, mask, _pt in found],
-            trace=[(t, [x / s for x, s in zip(pt, data.scale, strict=True)]) for t, _m, pt in found],
+            trace=[
+                (t, [x / s for x, s in zip(pt, data.scale, strict=True)]) for t, _m, pt in found
+            ],
             stats={**_stats(counters), "front": len({pt for _t, _m, pt in found})},
         )
 
