@@ -55,6 +55,10 @@ from schedbench.solvers.base import Answer, BaseSolver, Clock, param
 _MAX_VALUE = 2**50
 #: Nodes per kernel call between two looks at the clock (a few ms).
 _CHUNK = 1 << 18
+#: Multiplier search at each solve's root (``_bnb.multipliers``): rounds, golden-section steps.
+_MULT_ROUNDS, _MULT_ITERS = 2, 20
+#: Aspiration targets: f_a >= top − delta, delta = 0, then delta ← max(_FIRST, _GROWTH · delta).
+_FIRST, _GROWTH = 4, 2
 
 
 class _Stopped(Exception):
@@ -145,7 +149,7 @@ def _lex_step(
         low_b = int(data.low[b])
     low_a = int(data.low[a])
     use_mu = b is not None and eps > int(data.low[b])
-    u, mu, root = _bnb.multipliers(W, cap, obj, con, float(eps), use_mu, 2, 20)
+    u, mu, root = _bnb.multipliers(W, cap, obj, con, float(eps), use_mu, _MULT_ROUNDS, _MULT_ITERS)
     order, vo, so, vp, sp, npos = _bnb.order_items(W, obj, con, u, mu)
     Wo = np.ascontiguousarray(W[order])
     oo, co = obj[order], con[order]
@@ -187,7 +191,7 @@ def _lex_step(
             return mask
         if exhaustive:  # cannot happen when floor_g is right or eps is trivially met
             raise RuntimeError(f"bnb: no selection where one must exist (eps={eps})")
-        delta = max(1, 2 * delta)
+        delta = max(_FIRST, _GROWTH * delta)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
