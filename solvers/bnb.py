@@ -62,7 +62,12 @@ _FIRST, _GROWTH = 4, 2
 
 
 class _Stopped(Exception):
-    """Out of time, or another walk completed the front."""
+    """Out of time, or another walk completed the front; ``incumbent`` is the best selection the
+    cut-short search had found (a mask over the items, unproven), or None."""
+
+    def __init__(self, incumbent: np.ndarray | None = None):
+        super().__init__("stopped")
+        self.incumbent = incumbent
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +181,11 @@ def _lex_step(
         while True:
             if should_stop():
                 counters.add(tries, nodes + int(state[_bnb.S_NODES]))
-                raise _Stopped
+                incumbent = None
+                if state[_bnb.S_HAS_BEST] == 1:
+                    incumbent = np.zeros(n, dtype=bool)
+                    incumbent[order[best.astype(bool)]] = True
+                raise _Stopped(incumbent)
             code = _bnb.search(
                 Wo, cap, oo, co, eps, u, mu, vo, so, vp, sp, npos, sufcon,
                 incl, choice, used, best, state, _CHUNK,
@@ -253,8 +262,16 @@ class BnBSolver(BaseSolver):
                 data, 0, None, 0, int(data.high[0]), None,
                 lambda: clock.elapsed() >= deadline, counters,
             )  # fmt: skip
-        except _Stopped:
-            return Answer(Status.TIMEOUT, [], stats=_stats(counters), notes=["no proof in time"])
+        except _Stopped as stopped:  # the best selection found, unproven (or none)
+            if stopped.incumbent is None:
+                return Answer(Status.TIMEOUT, [], stats=_stats(counters), notes=["no incumbent"])
+            value = float(data.o[0, stopped.incumbent].sum()) / data.scale[0]
+            return Answer(
+                Status.TIMEOUT,
+                [data.keep[stopped.incumbent].tolist()],
+                trace=[(clock.elapsed(), [value])],
+                stats=_stats(counters),
+            )
         selection = data.keep[mask].tolist()
         value = float(data.o[0, mask].sum()) / data.scale[0]
         return Answer(
