@@ -29,11 +29,18 @@ point (known feasible for every ε up to its f_b), so no search runs without a b
 search under a target just above the optimum is cheap; the doubling keeps the number of tries
 logarithmic in the distance.
 
-Why not the two-phase method or CP-SAT here: on the Zitzler–Thiele-recipe 250-item stand-in
-(570 points), ``cpsat[method=two-phase]`` needs 641 CP-SAT solves and ~151 CPU s; this walk
-needs 570 + 1 steps at a median of a few ms each (``bench/benchmarks/exact_backends.py`` part (c)
-prints the figures). Its weak spot is the bound: a fixed-multiplier surrogate, not the node LP,
-so problems with many binding rows (Chu–Beasley m = 5) take far more nodes than CP-SAT or HiGHS.
+Measured (``bench/benchmarks/exact_backends.py --parts c``, one run, shared 2-core machine at load
+about 2): the Zitzler–Thiele-recipe 250-item stand-in (570 points; equal to
+``cpsat[method=two-phase]``'s front, which took 158 s wall / 169 CPU s) in 6.6 s wall / 6.6 CPU s
+with one walk, 3.9 s wall / 6.3 CPU s with ``workers=2``; fresh seeds 1 and 2 (546 and 671
+points, equal to two-phase's fronts computed offline) worst 10.0 s one walk, 5.9 s two; the
+published ZT 100.2 front (121 points) in 0.2 s. M = 1, Chu–Beasley-recipe stand-ins (n = 100,
+m = 5): all 16 proven, worst 262 ms (``cpsat`` 15/16 within 15 s, ``mip-highs`` 15/16).
+Its weak spot would be the bound: a fixed-multiplier surrogate, not the node LP, so data where
+the LP bound is itself weak (profits that follow weights, as in BBSched windows whose objectives
+are the demands) may need far more nodes than CP-SAT's cuts; not measured. With ``workers=2``
+the front is deterministic, but a middle point proven by both walks keeps the selection of the
+first to prove it.
 """
 
 from __future__ import annotations
