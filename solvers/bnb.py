@@ -36,9 +36,11 @@ with one walk, 3.9 s wall / 6.3 CPU s with ``workers=2``; fresh seeds 1 and 2 (5
 points, equal to two-phase's fronts computed offline) worst 10.0 s one walk, 5.9 s two; the
 published ZT 100.2 front (121 points) in 0.2 s. M = 1, Chu–Beasley-recipe stand-ins (n = 100,
 m = 5): all 16 proven, worst 262 ms (``cpsat`` 15/16 within 15 s, ``mip-highs`` 15/16).
-Its weak spot would be the bound: a fixed-multiplier surrogate, not the node LP, so data where
-the LP bound is itself weak (profits that follow weights, as in BBSched windows whose objectives
-are the demands) may need far more nodes than CP-SAT's cuts; not measured. With ``workers=2``
+Its weak spot is the bound: a fixed-multiplier surrogate, not the node LP, and no cuts, so data
+where the LP bound is itself weak need far more nodes: BBSched windows whose objectives are the
+node and burst-buffer demands (``instances.windows.theta_window``) take 2-150 ms at w = 20-50,
+but two of three w = 100 windows hit a 10 s budget (``timeout``, one proven point) where ``dp``
+takes 2-3 ms. Use ``dp`` (or ``cpsat``) for those. With ``workers=2``
 the front is deterministic, but a middle point proven by both walks keeps the selection of the
 first to prove it.
 """
