@@ -23,6 +23,7 @@ BUILTINS = [
         "exhaustive",
         "dp",
         "cpsat",
+        "bnb",
         "ga",
         "bbsched-ga",
         "moo",
@@ -49,6 +50,7 @@ BUILTINS = [
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))
 BUILTINS.append(make_solver("cpsat", {"method": "two-phase"}))  # issue 17 target 4
+BUILTINS.append(make_solver("bnb", {"workers": 2}))  # issue 17 target 4
 # Coarse units small enough that the checks' tiny problems still fit when rounded up.
 BUILTINS.append(make_solver("dp", {"unit_nodes": 2, "unit_bb": 2}))
 
