@@ -111,3 +111,17 @@ def test_perf_table_runs_after_every_other_figure():
 
 def perf_table_text() -> str:
     return verdicts.render(verdicts.load())
+
+
+def test_a_quick_run_does_not_replace_a_full_runs_row(ledger, monkeypatch, capsys):
+    verdicts.record("4.4", "t", "full figure", "a", True)
+    monkeypatch.setattr("sys.argv", ["exact_backends.py", "--parts", "z", "--quick"])
+    verdicts.record("4.4", "t", "quick figure", "a", False)
+    verdicts.record("4.5", "t", "quick only", "a", True)
+    rows = verdicts.load()
+    assert rows["4.4"].measured == "full figure"
+    assert rows["4.5"].command.endswith("--quick")
+    assert "does not replace a full run's row" in capsys.readouterr().err
+    monkeypatch.setattr("sys.argv", ["exact_backends.py", "--parts", "z"])
+    verdicts.record("4.5", "t", "full now", "a", True)
+    assert verdicts.load()["4.5"].measured == "full now"

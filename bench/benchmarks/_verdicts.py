@@ -7,7 +7,9 @@ printed).
 The ledger is one JSON file, ``figures/verdicts.json`` beside the pictures (or the path in
 ``$SCHEDBENCH_VERDICTS``), keyed by target row (``"1.3"``: issue target 1, third row). A run
 replaces the rows it measured and keeps the others, so ``make bench`` run script by script, or
-one script rerun alone, leaves a table whose every row names the run it came from. Writes go
+one script rerun alone, leaves a table whose every row names the run it came from; a
+``--quick`` run fills only rows no full run has recorded (its smaller instances would otherwise
+stand in the table for the full figures). Writes go
 to a temporary file renamed over the ledger, so a crash mid-write keeps the previous ledger; an
 unreadable ledger is moved aside (``verdicts.json.bad``) with a warning, never lost, and the
 measured rows still print.
@@ -145,9 +147,21 @@ def record(
         os.replace(path, aside)
         print(f"warning: {exc}; moved it to {aside}, starting a new ledger", file=sys.stderr)
         rows = {}
+    kept = rows.get(key)
+    if kept is not None and _quick(verdict.command) and not _quick(kept.command):
+        print(
+            f"verdict {key}: kept the row of `{kept.command}` ({kept.when}); a --quick run does "
+            "not replace a full run's row",
+            file=sys.stderr,
+        )
+        return verdict
     rows[key] = verdict
     _write(path, rows)
     return verdict
+
+
+def _quick(command: str) -> bool:
+    return "--quick" in command.split()
 
 
 def _cell(text: str) -> str:
