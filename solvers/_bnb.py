@@ -97,6 +97,59 @@ def root_bound(
     return total
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bound_at(
+    W: np.ndarray,
+    cap: np.ndarray,
+    obj: np.ndarray,
+    con: np.ndarray,
+    eps: float,
+    u: np.ndarray,
+    mu: float,
+    k: int,
+    x: float,
+) -> float:  # pragma: no cover
+    """The root bound at the point ``x`` of a line search: u[k] = x (set in place) when
+    k >= 0, else mu = mu · x / (1 − x) (``mu`` is then the scale mu_max)."""
+    if k >= 0:
+        u[k] = x
+        return root_bound(W, cap, obj, con, eps, u, mu)
+    return root_bound(W, cap, obj, con, eps, u, mu * x / (1.0 - x))
+
+
+@njit(cache=True, nogil=True)
+def _golden(
+    W: np.ndarray,
+    cap: np.ndarray,
+    obj: np.ndarray,
+    con: np.ndarray,
+    eps: float,
+    u: np.ndarray,
+    mu: float,
+    k: int,
+    lo: float,
+    hi: float,
+    iters: int,
+) -> tuple[float, float]:  # pragma: no cover
+    """Golden-section search of the root bound over x in [lo, hi] (``_bound_at``: u[k], or mu
+    through t / (1 − t) when k < 0); returns (x, bound) of the better of the last two points."""
+    g = 0.6180339887498949
+    a = hi - g * (hi - lo)
+    b = lo + g * (hi - lo)
+    fa = _bound_at(W, cap, obj, con, eps, u, mu, k, a)
+    fb = _bound_at(W, cap, obj, con, eps, u, mu, k, b)
+    for _ in range(iters):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - g * (hi - lo)
+            fa = _bound_at(W, cap, obj, con, eps, u, mu, k, a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + g * (hi - lo)
+            fb = _bound_at(W, cap, obj, con, eps, u, mu, k, b)
+    return (a, fa) if fa <= fb else (b, fb)
+
+
 @njit(cache=True, nogil=True)
 def _golden_u(
     W: np.ndarray,
@@ -110,30 +163,9 @@ def _golden_u(
     iters: int,
 ) -> float:  # pragma: no cover
     """Golden section on u[k] in [0, 2 / cap[k]] (others fixed); sets u[k], returns the bound."""
-    g = 0.6180339887498949
-    lo, hi = 0.0, 2.0 / max(cap[k], 1)
-    a = hi - g * (hi - lo)
-    b = lo + g * (hi - lo)
-    u[k] = a
-    fa = root_bound(W, cap, obj, con, eps, u, mu)
-    u[k] = b
-    fb = root_bound(W, cap, obj, con, eps, u, mu)
-    for _ in range(iters):
-        if fa <= fb:
-            hi, b, fb = b, a, fa
-            a = hi - g * (hi - lo)
-            u[k] = a
-            fa = root_bound(W, cap, obj, con, eps, u, mu)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            u[k] = b
-            fb = root_bound(W, cap, obj, con, eps, u, mu)
-    if fa <= fb:
-        u[k] = a
-        return fa
-    u[k] = b
-    return fb
+    x, f = _golden(W, cap, obj, con, eps, u, mu, k, 0.0, 2.0 / max(cap[k], 1), iters)
+    u[k] = x
+    return f
 
 
 @njit(cache=True, nogil=True)
@@ -149,27 +181,11 @@ def _golden_mu(
 ) -> tuple[float, float]:  # pragma: no cover
     """Golden section on mu = mu_max · t / (1 − t), t in [0, 1) (the dual is convex in mu and
     the map is monotone, so unimodal in t); returns (mu, bound)."""
-    g = 0.6180339887498949
-    lo, hi = 0.0, 0.999
-    a = hi - g * (hi - lo)
-    b = lo + g * (hi - lo)
-    fa = root_bound(W, cap, obj, con, eps, u, mu_max * a / (1.0 - a))
-    fb = root_bound(W, cap, obj, con, eps, u, mu_max * b / (1.0 - b))
-    for _ in range(iters):
-        if fa <= fb:
-            hi, b, fb = b, a, fa
-            a = hi - g * (hi - lo)
-            fa = root_bound(W, cap, obj, con, eps, u, mu_max * a / (1.0 - a))
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = root_bound(W, cap, obj, con, eps, u, mu_max * b / (1.0 - b))
+    t, f = _golden(W, cap, obj, con, eps, u, mu_max, -1, 0.0, 0.999, iters)
     f0 = root_bound(W, cap, obj, con, eps, u, 0.0)
-    if f0 <= min(fa, fb):
+    if f0 <= f:
         return 0.0, f0
-    if fa <= fb:
-        return mu_max * a / (1.0 - a), fa
-    return mu_max * b / (1.0 - b), fb
+    return mu_max * t / (1.0 - t), f
 
 
 @njit(cache=True, nogil=True)
