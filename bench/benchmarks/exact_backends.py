@@ -349,7 +349,11 @@ def record_single_verdict(rows: list[list[str]], absent: list[str]) -> None:
         groups = dict.fromkeys(r[0] for r in mine)
         measured = "; ".join(
             f"{_short(g)}: "
-            + ", ".join(f"`{r[1]}` {r[2]} (worst {r[5]} ms)" for r in mine if r[0] == g)
+            + ", ".join(
+                f"`{r[1]}` {r[2]}{f' ({r[3]} = published)' if published else ''} (worst {r[5]} ms)"
+                for r in mine
+                if r[0] == g
+            )
             for g in groups
         )
         ok = all(r[-1] == "yes" for r in mine if r[1] in solvers)
