@@ -22,8 +22,8 @@ of the n = 100 stand-in: 43.7 million nodes, against 48 thousand when told the o
 every solve is run with an *aspiration target*: "find g > T" with T a value we guess the optimum
 exceeds; a node is pruned when its bound is at most T, exactly as if T were an incumbent. If the
 search ends with a solution, it is optimal (every pruned node was bounded by T < its value); if
-not, the optimum is at most T, and T is lowered (f_a target top − 1, top − 2, top − 4, ...; top =
-the last point's f_a − 1, which bounds the next point's f_a: a point with the same f_a and larger
+not, the optimum is at most T, and T is lowered (f_a >= top − δ, δ = 0, 4, 8, 16, ...:
+``_FIRST``, ``_GROWTH``; top = the last point's f_a − 1, which bounds the next point's f_a: a point with the same f_a and larger
 f_b would have been the last step's answer). The walk's targets never fall below the other end's
 point (known feasible for every ε up to its f_b), so no search runs without a bound. A failed
 search under a target just above the optimum is cheap; the doubling keeps the number of tries
