@@ -20,6 +20,7 @@ What is timed is ``solve`` as a whole (``simcore.solver.timed_solve``); ``warm_u
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 import typing
 from collections.abc import Callable, Sequence
@@ -248,6 +249,16 @@ def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def run_threads(calls: Sequence[Callable[[], None]]) -> None:
+    """Run each call in a daemon thread of its own and return when all have returned (the
+    parallel walks of ``cpsat`` and ``bnb``; the calls record their own failures)."""
+    threads = [threading.Thread(target=call, daemon=True) for call in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
 
 
 def fits_mask(problem: SelectionProblem, usage: np.ndarray) -> np.ndarray:

@@ -58,7 +58,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import _bnb
 from schedbench.solvers._integral import IntegralForm
-from schedbench.solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param, run_threads
 
 #: Values (scaled, lexicographic) must stay below this for the float bounds to be safe.
 _MAX_VALUE = 2**50
@@ -351,11 +351,7 @@ class BnBSolver(BaseSolver):
             if self.workers == 1:
                 walk(0)
             else:
-                threads = [threading.Thread(target=walk, args=(a,), daemon=True) for a in (0, 1)]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
+                run_threads([lambda: walk(0), lambda: walk(1)])
         if failures:
             raise failures[0]
         return self._answer(data, found, complete, counters)

@@ -95,7 +95,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import _two_phase
 from schedbench.solvers._integral import IntegralForm
-from schedbench.solvers.base import Answer, BaseSolver, Clock, param
+from schedbench.solvers.base import Answer, BaseSolver, Clock, param, run_threads
 
 #: Time kept back from each CP-SAT call for model building and returning.
 _MARGIN_S = 0.05
@@ -541,13 +541,7 @@ class CPSATSolver(BaseSolver):
         a, b = lexicographic(0), lexicographic(1)
         if a is not None and b is not None and a != b:
             heapq.heappush(tasks, (0, next(sequence), "segment", a, b, _weights(a, b)))
-            threads = [
-                threading.Thread(target=work, daemon=True) for _ in range(max(1, self.workers))
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            run_threads([work] * max(1, self.workers))
         if failures:
             raise failures[0]
         found.sort(key=lambda item: item[0])

@@ -453,6 +453,18 @@ class _Model:
         return counts
 
 
+def _epsilon_rows(
+    f1: np.ndarray, f2: np.ndarray, eps: float | None, cap: float | None
+) -> list[tuple[np.ndarray, float, float]]:
+    """The ε-sweep's extra rows: f2 >= eps and f1 <= cap, each once it is set."""
+    rows = []
+    if eps is not None:
+        rows.append((f2, eps, math.inf))
+    if cap is not None:
+        rows.append((f1, -math.inf, cap))
+    return rows
+
+
 def _largest_subset_sum(values: np.ndarray, cap: int) -> int:
     """The largest sum of a subset of ``values`` that is at most ``cap`` (bitset DP)."""
     mask = (1 << (cap + 1)) - 1
@@ -781,11 +793,7 @@ class _MIPSolver(BaseSolver):
         eps: float | None = None
         cap: float | None = None
         while True:
-            rows = []
-            if eps is not None:
-                rows.append((f2, eps, math.inf))
-            if cap is not None:
-                rows.append((f1, -math.inf, cap))
+            rows = _epsilon_rows(f1, f2, eps, cap)
             first = session.solve(f1, rows)
             if first.x is None:
                 if first.status == "infeasible":  # impossible if the anchor is right
@@ -840,11 +848,7 @@ class _MIPSolver(BaseSolver):
             session.record(_Result("optimal", x, {}), None)
 
         while True:
-            rows = []
-            if eps is not None:
-                rows.append((f2, eps, math.inf))
-            if cap is not None:
-                rows.append((f1, -math.inf, cap))
+            rows = _epsilon_rows(f1, f2, eps, cap)
             first = session.solve(f1, rows)
             if first.x is None:
                 if pending is not None:
