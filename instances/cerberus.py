@@ -1,4 +1,4 @@
-"""Cerberus workloads: the CSV of the published runs (``../shared/cerberus/``), a writer, and a
+"""Cerberus workloads: the CSV of the published runs (dataset ``cerberus-runs``), a writer, and a
 seeded generator of the same kind (``papers/cerberus-evaluation-model.md`` §2).
 
 CSV format
@@ -14,7 +14,8 @@ no others)::
 the machine is given, at most its cores; ``runtime_s`` >= 0; ``requested_s`` > 0 (it divides
 the run-queue value); the four data columns empty (not used by that variant) or numbers >= 0.
 Every violation raises :class:`CerberusFileError` naming the file, the line (1-based, the header
-is line 1) and the column (number and name), and what was expected.
+is line 1) and the column (number and name), and what was expected. A gzip file is read as well
+(recognised by its magic bytes).
 
 Generator (model note §2)
 -------------------------
@@ -29,17 +30,19 @@ fixed), which is why reproductions read the published inputs instead.
 
 Specs (suites, ``reproduce``)
 -----------------------------
-``PATH.csv`` reads a file; ``cerberus:jobs=N,seed=S[,nodes=1171][,cores_per_node=256]
+``PATH.csv`` (or ``PATH.csv.gz``) reads a file, and so does a dataset reference
+(``cerberus-runs/maxt_cerberus``: ``schedbench data``); ``cerberus:jobs=N,seed=S[,nodes=1171][,cores_per_node=256]
 [,arrival_mean=1]`` generates over a Lublin–Feitelson base on ``nodes`` nodes of
 ``cores_per_node`` cores (300,000 cores: 1,171 × 256); ``cerberus:swf=PATH,seed=S[,first=1]
 [,jobs=1185]`` over a window of an SWF trace (job numbers ``first`` .. ``first+jobs-1``);
 ``cerberus:csv=PATH,seed=S`` redraws arrivals and data over a Cerberus CSV's jobs. Paths inside a
-spec may not contain commas.
+spec may not contain commas; ``swf=`` and ``csv=`` take dataset references too (``swf=kth-sp2``).
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import os
 from collections.abc import Sequence
@@ -48,7 +51,10 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.instances import datasets
+from schedbench.instances.datasets import open_text
 from schedbench.simcore.cerberus.workload import CerberusWorkload, CerberusWorkloadError
+from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.workload import Workload
 
 COLUMNS: tuple[str, ...] = (
@@ -104,7 +110,7 @@ def read_cerberus_workload(
     """Read a Cerberus workload CSV (module docstring); ``max_cores``: the machine's cores."""
     source = os.fspath(path)
     try:
-        fh = open(path, encoding="utf-8", newline="")  # noqa: SIM115 (closed below)
+        fh = open_text(path)
     except OSError as exc:
         raise CerberusFileError(
             f"{source}: cannot read the workload ({exc.strerror or exc})", path=source
@@ -367,9 +373,25 @@ def _spec_keys(spec: str) -> dict[str, Any]:
     return out
 
 
+def _is_csv(spec: str) -> bool:
+    return spec.lower().endswith((".csv", ".csv.gz"))
+
+
+def _dataset_csv(spec: str) -> bool:
+    """Whether ``spec`` is a dataset reference to a Cerberus CSV (``cerberus-runs/maxt_cerberus``)."""
+    if not datasets.is_ref(spec) or Path(spec).exists():
+        return False
+    try:
+        _ds, f = datasets.resolve(spec)
+    except SchedbenchError:
+        return False
+    return f is not None and f.format == "cerberus-csv"
+
+
 def is_cerberus_spec(spec: str) -> bool:
-    """Whether ``spec`` names a Cerberus workload (a ``.csv`` file or ``cerberus:...``)."""
-    return spec.startswith("cerberus:") or spec.lower().endswith(".csv")
+    """Whether ``spec`` names a Cerberus workload (a ``.csv`` file, a Cerberus dataset file or
+    ``cerberus:...``)."""
+    return spec.startswith("cerberus:") or _is_csv(spec) or _dataset_csv(spec)
 
 
 def check_cerberus_spec(spec: str, *, base_dir: Path | None = None) -> None:
@@ -380,12 +402,13 @@ def check_cerberus_spec(spec: str, *, base_dir: Path | None = None) -> None:
         for k in ("swf", "csv"):
             if k in keys and not _resolve(keys[k], base_dir).is_file():
                 raise CerberusWorkloadError(f"cerberus workload {spec!r}: {k}: no such file")
-    elif spec.lower().endswith(".csv"):
+    elif _is_csv(spec) or _dataset_csv(spec):
         if not _resolve(spec, base_dir).is_file():
             raise CerberusWorkloadError(f"cerberus workload {spec!r}: no such file")
     else:
         raise CerberusWorkloadError(
-            f"cerberus workload {spec!r}: expected a .csv workload file or cerberus:key=value,..."
+            f"cerberus workload {spec!r}: expected a .csv workload file, a Cerberus dataset "
+            f"(cerberus-runs/RUN) or cerberus:key=value,..."
         )
 
 
@@ -396,18 +419,27 @@ def absolute_spec(spec: str, base_dir: Path) -> str:
         parts = []
         for part in spec.partition(":")[2].split(","):
             key, sep, value = part.partition("=")
-            if sep and key.strip() in ("swf", "csv") and not Path(value.strip()).is_absolute():
+            if sep and key.strip() in ("swf", "csv") and not _keep(value.strip(), base_dir):
                 value = str((base_dir / value.strip()).resolve())
             parts.append(f"{key}{sep}{value}")
         return "cerberus:" + ",".join(parts)
-    if spec.lower().endswith(".csv") and not Path(spec).is_absolute():
+    if _is_csv(spec) and not _keep(spec, base_dir):
         return str((base_dir / spec).resolve())
     return spec
 
 
+def _keep(path: str, base_dir: Path) -> bool:
+    """A path that stays as written in a suite: absolute, or a dataset reference that is not
+    a file next to the suite."""
+    if Path(path).is_absolute():
+        return True
+    return datasets.is_ref(path) and not (base_dir / path).exists()
+
+
 def _resolve(path: str, base_dir: Path | None) -> Path:
-    p = Path(path)
-    return p if p.is_absolute() or base_dir is None else base_dir / p
+    """A file of a spec: relative to ``base_dir`` (a suite's folder), else a dataset
+    reference (a fetched dataset not fetched yet: the error says how to get it)."""
+    return datasets.resolve_file(path, base_dir)
 
 
 def load_cerberus_workload(
@@ -416,7 +448,10 @@ def load_cerberus_workload(
     """The Cerberus workload a spec names (module docstring)."""
     check_cerberus_spec(spec, base_dir=base_dir)
     if not spec.startswith("cerberus:"):
-        return read_cerberus_workload(_resolve(spec, base_dir), max_cores=max_cores)
+        path = _resolve(spec, base_dir)
+        w = read_cerberus_workload(path, max_cores=max_cores)
+        # a dataset keeps its name in outputs, not its path inside the package
+        return w if _is_csv(spec) else dataclasses.replace(w, source=spec)
     keys = _spec_keys(spec)
     seed = keys["seed"]
     mean = keys.get("arrival_mean", 1.0)
@@ -466,4 +501,10 @@ def published_workloads(folder: str | os.PathLike[str]) -> dict[str, Path]:
         "onephase_io",
     )
     d = Path(folder)
-    return {n: d / f"{n}.workload.csv" for n in names if (d / f"{n}.workload.csv").is_file()}
+    out: dict[str, Path] = {}
+    for n in names:
+        for file in (d / f"{n}.workload.csv", d / f"{n}.workload.csv.gz"):
+            if file.is_file():
+                out[n] = file
+                break
+    return out

@@ -17,7 +17,9 @@
   Objective k is Σ profit_k x (maximised), constraint k is Σ weight_k x <= capacity_k. The
   ``.pareto`` file lists the exact front, one ``f1 f2 ...`` point per line.
 
-Errors name the file and, where there is one, the line and what was expected.
+Errors name the file and, where there is one, the line and what was expected. Gzip files are read
+as well (recognised by their magic bytes). The shipped copies: datasets ``or-mknap1`` and
+``zt-100-2`` (``schedbench data``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from schedbench.instances.datasets import read_bytes
 from schedbench.simcore.errors import ProblemError
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 
@@ -46,9 +49,13 @@ class KnownOptimum:
         return self.optimum != 0
 
 
+def _text(path: Path) -> str:
+    return read_bytes(path).decode("utf-8")
+
+
 def _tokens(path: Path) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_text(path).splitlines(), start=1):
         out.extend((tok, number) for tok in line.split())
     return out
 
@@ -134,7 +141,7 @@ def read_sac94(path: str | Path) -> list[KnownOptimum]:
     label = ""
     tokens: list[tuple[str, int]] = []
     starts: list[tuple[int, str]] = []  # (token index, label) where an instance may start
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_text(path).splitlines(), start=1):
         numbers = _numeric(line)
         if numbers is None:
             if line.strip():
@@ -177,7 +184,7 @@ def read_sac94(path: str | Path) -> list[KnownOptimum]:
 def read_knapsack_collection(path: str | Path) -> list[KnownOptimum]:
     """An OR-Library multidimensional knapsack file in either layout (module docstring)."""
     path = Path(path)
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _text(path).splitlines():
         numbers = _numeric(line)
         if numbers is not None:
             return read_mknap(path) if len(numbers) == 1 else read_sac94(path)
@@ -193,7 +200,7 @@ def read_zitzler_thiele(path: str | Path) -> SelectionProblem:
     """A Zitzler–Thiele multi-objective knapsack: objective k = profits of knapsack k."""
     path = Path(path)
     knapsacks: list[dict] = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(_text(path).splitlines(), start=1):
         line = raw.strip()
         if not line or line == "=" or line.startswith("knapsack problem specification"):
             continue
@@ -244,7 +251,7 @@ def read_front(path: str | Path) -> np.ndarray:
     """A ``.pareto`` file: one objective vector per line (n × M)."""
     path = Path(path)
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

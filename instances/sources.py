@@ -24,7 +24,9 @@ Built-ins (keys):
   ``limit``, ``every``).
 
 Lists of values are grids (every combination is a problem); ``seeds = n`` means seeds 1..n.
-Relative paths are resolved against the suite file's folder.
+Relative paths are resolved against the suite file's folder; a ``path`` or ``front`` may also
+be a dataset reference (``or-mknap1``, ``zt-100-2/front``: instances/datasets.py), used when no
+file of that name is next to the suite.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from schedbench.instances import datasets
 from schedbench.simcore.errors import SchedbenchError, UnknownNameError
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint
 from schedbench.simcore.plugins import entry_points_of, import_object
@@ -140,8 +143,12 @@ def _check_common(spec: dict[str, Any], base: Path, limits: SourceLimits) -> Non
         if key in spec:
             if not isinstance(spec[key], str) or not spec[key]:
                 raise SourceError(key, "a file path", spec[key])
-            if not (base / spec[key]).is_file():
-                raise SourceError(key, "an existing file", spec[key])
+            try:
+                found = datasets.resolve_file(spec[key], base).is_file()
+            except SchedbenchError as exc:  # a dataset that is not fetched yet, a bad member
+                raise SourceError(key, "an existing file or a dataset", str(exc)) from exc
+            if not found:
+                raise SourceError(key, "an existing file or a dataset (schedbench data)", spec[key])
     if "paths" in spec:
         paths = spec["paths"]
         if (
@@ -306,7 +313,7 @@ class MknapFile(ProblemSource):
     def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
         from schedbench.instances.knapsack_files import read_mknap
 
-        for known in read_mknap(base / spec["path"]):
+        for known in read_mknap(datasets.resolve_file(spec["path"], base)):
             ref = Decision(
                 status=Status.OPTIMAL, objectives=(float(known.optimum),), solver="published"
             )
@@ -321,17 +328,18 @@ class ZitzlerThiele(ProblemSource):
     def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
         from schedbench.instances.knapsack_files import read_front, read_zitzler_thiele
 
-        problem = read_zitzler_thiele(base / spec["path"])
+        problem = read_zitzler_thiele(datasets.resolve_file(spec["path"], base))
         ref = None
         if "front" in spec:
-            front = read_front(base / spec["front"])
+            front = read_front(datasets.resolve_file(spec["front"], base))
             ref = Decision(
                 status=Status.OPTIMAL,
                 pareto=tuple(ParetoPoint((), tuple(map(float, v))) for v in front),
                 objectives=tuple(map(float, front[0])),
                 solver="published",
             )
-        yield SourceInstance(Path(spec["path"]).name, problem, ref)
+        label = datasets.resolve_file(spec["path"], base).name.removesuffix(".gz")
+        yield SourceInstance(label, problem, ref)
 
 
 class RecordedDecisions(ProblemSource):
@@ -344,7 +352,8 @@ class RecordedDecisions(ProblemSource):
 
         limit = spec.get("limit")
         every = spec.get("every", 1)
-        for k, (label, problem, context) in enumerate(read_recorded(base / spec["path"])):
+        path = datasets.resolve_file(spec["path"], base)
+        for k, (label, problem, context) in enumerate(read_recorded(path)):
             if k % every:
                 continue
             if limit is not None and k // every >= limit:

@@ -4,6 +4,8 @@ Grammar (used by ``schedbench simulate --workload`` and, later, by suites)::
 
     SPEC      := SOURCE ( "+" TRANSFORM )*
     SOURCE    := PATH.swf[.gz]               an SWF file (instances/swf.py)
+               | DATASET[/MEMBER]            an SWF dataset by name (instances/datasets.py;
+                                             ``schedbench data`` lists them)
                | "lublin:" k=v,...           the Lublin–Feitelson model (instances/lublin.py)
     TRANSFORM := "bbsched:" SCENARIO [,k=v]  BBSched S1–S7 (instances/bbsched.py)
                | "arrivals:" FACTOR          arrival-rate factor (denser when > 1)
@@ -13,7 +15,7 @@ Grammar (used by ``schedbench simulate --workload`` and, later, by suites)::
                | "bbscale:" FACTOR           burst-buffer requests x FACTOR (whole GB)
                | "head:" N                   the first N jobs
 
-Examples: ``../shared/traces/KTH-SP2-1996-2.1-cln.swf``,
+Examples: ``kth-sp2`` (the shipped KTH-SP2 log), ``kth-sp2+head:1000``, ``traces/my-log.swf.gz``,
 ``lublin:jobs=10000,nodes=256,seed=1``,
 ``lublin:jobs=20000,nodes=4392,seed=3+bbsched:S4,seed=3+arrivals:1.5``,
 ``lublin:jobs=8000,nodes=4392,seed=3+bbsched:S4,seed=3+load:nodes=0.85,bb=1.3,system=theta``.
@@ -192,6 +194,39 @@ def _split(spec: str) -> tuple[str, list[str]]:
     return "+".join(parts[:k]), parts[k:]
 
 
+def _not_found(source: str) -> WorkloadSpecError:
+    return WorkloadSpecError(
+        f"workload {source!r}: no such file, not a dataset (see 'schedbench data') and not a "
+        f"generator ({', '.join(g + ':...' for g in GENERATORS)})"
+    )
+
+
+def _dataset_swf(source: str) -> Path | None:
+    """The SWF file of a dataset reference (``kth-sp2``), None when ``source`` is none; a
+    dataset that is not SWF, or not fetched yet, is an error naming it."""
+    from schedbench.instances import datasets
+
+    if not datasets.is_ref(source):
+        return None
+    ds, f = datasets.resolve(source)
+    if f is None or f.format != "swf":
+        swf = [
+            d.name
+            for d in datasets.catalogue().values()
+            if d.default and d.member(d.default).format == "swf"
+        ]
+        if f is None:
+            files = ", ".join(f"{ds.name}/{x.key}" for x in ds.files)
+            raise WorkloadSpecError(
+                f"workload {source!r}: dataset {ds.name!r} holds several files; name one: {files}"
+            )
+        raise WorkloadSpecError(
+            f"workload {source!r}: dataset {ds.name!r} is a {f.format} file, not an SWF "
+            f"workload; SWF datasets: {', '.join(swf)}"
+        )
+    return datasets.path(source)
+
+
 def check_workload_spec(spec: str) -> None:
     """Raise ``WorkloadSpecError`` for a spec that ``load_workload`` would refuse for its form —
     unknown generator, transform or key, a value of the wrong kind, a missing file — without
@@ -209,11 +244,8 @@ def check_workload_spec(spec: str) -> None:
         if not isinstance(n, int) or n < 1:
             raise WorkloadSpecError(f"{where}: jobs: expected an integer >= 1, got {n!r}")
         _check_keys(generate_lublin, where, kw)
-    elif not Path(source).is_file():
-        raise WorkloadSpecError(
-            f"workload {source!r}: no such file, and not a generator "
-            f"({', '.join(g + ':...' for g in GENERATORS)})"
-        )
+    elif not Path(source).is_file() and _dataset_swf(source) is None:
+        raise _not_found(source)
     for t in transforms:
         name, _, targs = t.partition(":")
         where = f"workload transform {t!r}"
@@ -254,15 +286,17 @@ def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error")
     if sep and kind in GENERATORS:
         w = GENERATORS[kind](args, f"workload {source!r}")
     else:
-        path = Path(source)
-        if not path.exists():
-            raise WorkloadSpecError(
-                f"workload {source!r}: no such file, and not a generator "
-                f"({', '.join(g + ':...' for g in GENERATORS)})"
-            )
         from schedbench.instances.swf import read_swf
 
-        w = read_swf(path, on_bad_line=on_bad_line)
+        path = Path(source)
+        if path.exists():
+            w = read_swf(path, on_bad_line=on_bad_line)
+        else:
+            found = _dataset_swf(source)
+            if found is None:
+                raise _not_found(source)
+            # named by the dataset in outputs, not by its path inside the package
+            w = read_swf(found, on_bad_line=on_bad_line).replace(source=source)
     for t in transforms:
         name, _, args = t.partition(":")
         fn = TRANSFORMS.get(name.strip())

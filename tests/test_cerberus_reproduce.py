@@ -18,8 +18,10 @@ from schedbench.bench.run.cerberus import cerberus_config, job_rows, run_cerberu
 from schedbench.bench.run.runner import run_suite
 from schedbench.bench.store.sqlite import ResultStore
 from schedbench.bench.suite.schema import SuiteError, load_suite
+from schedbench.instances import datasets
 from schedbench.instances.cerberus import (
     load_cerberus_workload,
+    published_workloads,
     read_cerberus_workload,
     write_cerberus_workload,
 )
@@ -27,8 +29,8 @@ from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.kinds.selection.problem import Decision
 from schedbench.simcore.problem import Status
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "cerberus"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/cerberus is absent")
+#: The six published workloads, shipped with the package (dataset ``cerberus-runs``).
+PUBLISHED = datasets.path("cerberus-runs")
 
 #: sha256 of every job's row of jobs.csv (all phase times exactly as simulated, waits,
 #: response, state) of the six published runs in faithful mode, and their makespans. A change
@@ -59,10 +61,9 @@ def digest(result) -> str:
     return h.hexdigest()
 
 
-@needs_shared
 @pytest.mark.parametrize("run", list(PINNED))
 def test_the_published_runs_are_reproduced_job_for_job(run):
-    workload = read_cerberus_workload(SHARED / f"{run}.workload.csv", max_cores=CERBERUS.nodes)
+    workload = read_cerberus_workload(PUBLISHED / f"{run}.workload.csv", max_cores=CERBERUS.nodes)
     result = run_cerberus(
         workload, CERBERUS, repro.RUNS[run], config=cerberus_config({"mode": "faithful"})
     )
@@ -114,14 +115,25 @@ def test_reproduce_writes_every_output(tmp_path, capsys):
     assert "response_cdf_published.png" in figures and "utilisation_common_faithful.png" in figures
 
 
-def test_reproduce_skips_cleanly_without_workloads(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(repro, "default_workloads", lambda: None)
-    assert main(["reproduce", "cerberus", "--out", str(tmp_path / "o")]) == 0
-    assert "skipped" in capsys.readouterr().err
+def test_reproduce_reads_the_shipped_workloads_by_default():
+    assert repro.workloads_folder(None) == PUBLISHED
+    assert set(published_workloads(PUBLISHED)) == set(repro.RUNS)
+    assert repro.workloads_folder("cerberus-runs") == PUBLISHED  # a dataset name works too
+
+
+def test_reproduce_fails_with_the_way_out_when_workloads_are_missing(tmp_path, monkeypatch, capsys):
+    # A folder without the six files: exit 2, naming them.
     assert (
         main(["reproduce", "cerberus", "--workloads", str(tmp_path), "--out", str(tmp_path / "o")])
         == 2
     )
+    assert "maxt_cerberus.workload.csv" in capsys.readouterr().err
+    # The shipped dataset gone (a broken install): exit 2, never a silent skip.
+    monkeypatch.setattr(datasets, "DATA_DIR", tmp_path / "nothing")
+    assert main(["reproduce", "cerberus", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "reinstall schedbench" in err and "schedbench data" in err
+    assert not (tmp_path / "o" / "summary.csv").exists()
 
 
 def test_simulate_runs_a_cerberus_policy_and_records_its_decisions(tmp_path, capsys):

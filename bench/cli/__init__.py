@@ -12,7 +12,8 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
 * ``plot.py`` — ``schedbench plot gantt|usage RUN_DIR [RUN_DIR]`` (pictures of a schedule);
 * ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate;
 * ``reproduce.py`` — ``schedbench reproduce PAPER ...`` (one module per paper in
-  ``bench/reproduce/``).
+  ``bench/reproduce/``);
+* ``data.py`` — ``schedbench data [show|path|fetch ...]`` (the datasets: list, check, fetch).
 
 Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
 found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 from schedbench.bench.cli import (
     check_solver,
     compare,
+    data,
     plot,
     report,
     reproduce,
@@ -43,7 +45,19 @@ from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
 #: The sub-command modules, in the order ``schedbench --help`` lists them.
-MODULES = (solvers, solve, table, simulate, plot, run, report, compare, reproduce, check_solver)
+MODULES = (
+    solvers,
+    solve,
+    table,
+    simulate,
+    plot,
+    run,
+    report,
+    compare,
+    reproduce,
+    data,
+    check_solver,
+)
 
 #: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
 #: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.

@@ -51,6 +51,7 @@ from scipy.stats import kendalltau
 
 from schedbench.bench._io import atomic_write
 from schedbench.bench.progress import progress
+from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
     generate_ar_requests,
@@ -141,7 +142,11 @@ def _names(text: str) -> list[str]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     replay = p.add_argument_group("replay one request stream")
     replay.add_argument("--requests", metavar="FILE.csv", help="request CSV to replay")
-    replay.add_argument("--swf", metavar="TRACE", help="replay requests made from an SWF trace")
+    replay.add_argument(
+        "--swf",
+        metavar="TRACE",
+        help="replay requests made from an SWF trace (a file, or a dataset such as kth-sp2)",
+    )
     replay.add_argument(
         "--pes", type=int, help="PEs of the machine (replay; --swf: default the trace's header)"
     )
@@ -247,6 +252,7 @@ def _replay(args: argparse.Namespace) -> int:
         requests = read_requests_csv(args.requests)
         pes = args.pes
     else:
+        args.swf = str(datasets.resolve_file(args.swf))  # a file, else a dataset (kth-sp2)
         pes = args.pes or swf_machine_pes(args.swf)
         if not pes:
             raise ConfigError(f"--pes N: {args.swf} has no MaxProcs/MaxNodes header")

@@ -5,8 +5,9 @@
                                   [--common RUN] [--solver NAME [--set k=v ...]] [--quick]
                                   [--record-decisions]
 
-DIR holds the six input workloads (``../shared/cerberus/`` by default; its README says which
-run used which). Writes
+DIR holds the six input workloads: by default the shipped dataset ``cerberus-runs``
+(``schedbench data show cerberus-runs`` says which run used which); a folder or a dataset name.
+Writes
 
 * ``OUT/<run>/jobs.csv`` (one row per job: submit, phase starts and ends, waits, response),
   ``metrics.json``, ``knapsack_calls.csv`` (and ``decisions.jsonl`` with
@@ -44,6 +45,7 @@ import numpy as np
 
 from schedbench.bench.progress import progress
 from schedbench.bench.run import cerberus as cb
+from schedbench.instances import datasets
 from schedbench.instances.cerberus import published_workloads, read_cerberus_workload
 from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.cerberus.config import MODES
@@ -58,7 +60,7 @@ SUMMARY = (
     "common workload, CDFs, utilisation, agreement table"
 )
 
-#: Published run -> the variant it ran (``../shared/cerberus/README.md``).
+#: Published run -> the variant it ran (dataset ``cerberus-runs``; instances/data/README.md).
 RUNS: dict[str, str] = {
     "fcfs_cerberus": "cerberus-fcfs",
     "maxt_cerberus": "cerberus-maxt",
@@ -85,15 +87,14 @@ TABLE = (
 )
 
 
-def default_workloads() -> Path | None:
-    """``../shared/cerberus`` relative to the working directory, else to the repository this
-    module lives in (an editable install); None when neither exists."""
-    here = Path(__file__).resolve().parents[2]
-    for base in (Path.cwd(), here):
-        d = (base / ".." / "shared" / "cerberus").resolve()
-        if d.is_dir():
-            return d
-    return None
+#: The dataset holding the six published workloads (instances/data/).
+DATASET = "cerberus-runs"
+
+
+def workloads_folder(given: str | None) -> Path:
+    """The folder of the six workloads: ``--workloads`` (a folder, or a dataset name), else the
+    shipped dataset."""
+    return datasets.resolve_file(given) if given else datasets.path(DATASET)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -101,7 +102,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--workloads",
         default=None,
         metavar="DIR",
-        help="folder with the six published input workloads (default ../shared/cerberus)",
+        help=f"folder (or dataset) with the six published input workloads (default: the "
+        f"shipped dataset {DATASET})",
     )
     p.add_argument("--out", default="results/reproduce/cerberus", metavar="OUT")
     p.add_argument(
@@ -133,19 +135,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    folder = Path(args.workloads) if args.workloads else default_workloads()
-    if folder is None:
-        print(
-            "schedbench reproduce cerberus: skipped: no workloads at ../shared/cerberus "
-            "(give --workloads DIR with the six *.workload.csv files)",
-            file=sys.stderr,
-        )
-        return 0
+    folder = workloads_folder(args.workloads)
     files = published_workloads(folder)
     if not files:
+        get = (
+            "give --workloads DIR with them"
+            if args.workloads
+            else "the shipped dataset is missing: reinstall schedbench, then check it with "
+            "`schedbench data`"
+        )
         print(
             f"schedbench: error: --workloads {folder}: none of the six workload files "
-            f"({', '.join(f'{r}.workload.csv' for r in RUNS)})",
+            f"({', '.join(f'{r}.workload.csv' for r in RUNS)}); {get}",
             file=sys.stderr,
         )
         return 2

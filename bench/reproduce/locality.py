@@ -1,9 +1,11 @@
 """Data-locality-aware batch scheduling (Gonthier, Larsson, Marchal, Nettelblad, Thibault):
 FCFS, EFT, LEA, LEO and LEM, each with and without backfilling, on one locality workload.
 
-``schedbench reproduce locality --workload FILE [--mode reference|paper] [--schedulers ...]
---out DIR`` runs the schedulers on the workload (the authors' 24-token format; an ``.swf`` /
-``.swf.gz`` trace is first converted with the rules of the model note §3) and writes
+``schedbench reproduce locality [--workload FILE|DATASET] [--mode reference|paper]
+[--schedulers ...] --out DIR`` runs the schedulers on the workload (the authors' 24-token format;
+an ``.swf`` / ``.swf.gz`` trace is first converted with the rules of the model note §3; a dataset
+name such as ``kth-sp2``; default the shipped calibration day, dataset ``locality-day``) and
+writes
 
 * ``DIR/summary.csv`` — one row per scheduler: ``scheduler, evaluated_jobs, transfer_wait_s,
   mean_stretch, mean_bounded_stretch, core_time_s, queue_time_mean_s``, the reductions against
@@ -34,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from schedbench.bench.progress import progress
+from schedbench.instances import datasets
 from schedbench.instances.locality_io import read_locality, swf_file_to_locality
 from schedbench.instances.systems import locality_platform
 from schedbench.simcore.errors import ConfigError, SchedbenchError
@@ -90,6 +93,8 @@ JOB_COLUMNS = (
     "load_wait_s",
     "stretch",
 )
+#: The workload when none is given: the calibration day (2022-09-10, Rackham) of the authors.
+DEFAULT_WORKLOAD = "locality-day"
 #: "barely moves": a reduction whose size is under this share of LEA's (agreement table).
 BARELY_SHARE = 1 / 3
 #: "almost unchanged": every core-time reduction within ±this.
@@ -99,8 +104,10 @@ CORE_TIME_TOLERANCE = 0.05
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--workload",
-        required=True,
-        help="a locality workload (24-token format) or an SWF trace to convert (.swf, .swf.gz)",
+        default=DEFAULT_WORKLOAD,
+        help="a locality workload (24-token format), an SWF trace to convert (.swf, .swf.gz), or "
+        f"a dataset (schedbench data: e.g. kth-sp2); default {DEFAULT_WORKLOAD}, the authors' "
+        "calibration day",
     )
     p.add_argument("--mode", choices=("reference", "paper"), default="reference")
     p.add_argument(
@@ -134,7 +141,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def load_workload(args: argparse.Namespace) -> tuple[LocalityWorkload, LocalityPlatform, str]:
-    path = Path(args.workload)
+    path = datasets.resolve_file(args.workload)  # a file, else a dataset name
     note = ""
     if path.name.endswith((".swf", ".swf.gz")):
         kw: dict[str, Any] = {"evaluated_days": args.evaluated_days}

@@ -58,7 +58,10 @@ window (default 10; 0 = the whole queue), ``policy_options`` the mode and switch
 (``{ mode = "faithful" }``); ``priority``, ``backfill``, ``starvation_bound``, ``warmup_s`` and
 ``cooldown_s`` do not apply.
 
-Relative paths are resolved against the suite file's folder.
+Relative paths are resolved against the suite file's folder. Wherever a file is taken
+(``workload``, a source's ``path`` / ``front``), a dataset reference works too: ``kth-sp2``,
+``cerberus-runs/maxt_cerberus``, ``zt-100-2/front`` (``schedbench data`` lists them; a file of
+that name next to the suite wins).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedbench.instances import datasets
 from schedbench.instances.sources import (
     SourceError,
     SourceLimits,
@@ -450,7 +454,11 @@ def suite_from_dict(
             workload = _cerberus_workload(src, f"{where}.workload", workload, base)
         else:
             first = workload.split("+")[0]
-            if first.endswith((".swf", ".gz")) and not Path(first).is_absolute():
+            if (
+                first.endswith((".swf", ".gz"))
+                and not Path(first).is_absolute()
+                and ((base / first).exists() or not datasets.is_ref(first))
+            ):
                 workload = str((base / first).resolve()) + workload[len(first) :]
             try:  # its form, not its content: nothing is generated or read at load
                 check_workload_spec(workload)
