@@ -400,14 +400,15 @@ def sha256_of(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-Status = Literal["ok", "mismatch", "missing", "not fetched", "unpinned"]
+Status = Literal["ok", "mismatch", "missing", "not fetched", "unpinned", "overridden"]
 
 
 @dataclass(frozen=True, slots=True)
 class FileCheck:
     """The verdict on one file: ``ok``; ``mismatch`` or ``missing`` (a failure); ``not fetched``
     (a fetched dataset not in the cache: nothing to check); ``unpinned`` (in the cache, but no
-    sha256 to check it against)."""
+    sha256 to check it against); ``overridden`` (not the manifest's pin, but the sha256 given
+    with ``--sha256`` when it was fetched)."""
 
     dataset: str
     file: str
@@ -448,6 +449,10 @@ def check_file(ds: Dataset, f: DataFile, *, deep: bool = False) -> FileCheck:
         return verdict("mismatch", f"size {local.stat().st_size:,} bytes, expected {f.size:,}")
     got = sha256_of(local)
     if got != expected:
+        if f.sha256 is not None and seen_sha256(local) == got:
+            return verdict(
+                "overridden", f"sha256 {got}: the one given at fetch, not the pin {f.sha256}"
+            )
         return verdict("mismatch", f"sha256 {got}, expected {expected}")
     if deep and f.original_sha256 is not None:
         original = hashlib.sha256(read_bytes(local)).hexdigest()

@@ -38,9 +38,9 @@ from schedbench.instances.datasets import (
     DataFile,
     Dataset,
     DatasetError,
-    check_file,
     fetch_command,
     get,
+    seen_sha256,
     sha256_of,
 )
 from schedbench.simcore.errors import SchedbenchError
@@ -200,6 +200,11 @@ def _expected(ds: Dataset, f: DataFile, sha256: str | None, accept_unpinned: boo
     return None
 
 
+def _record(dest: Path, sha256: str) -> None:
+    """Write the sha256 a file had at fetch time next to it (``sha256sum`` format)."""
+    dest.with_name(dest.name + SEEN_SUFFIX).write_text(f"{sha256}  {dest.name}\n", encoding="utf-8")
+
+
 def fetch(
     name: str,
     *,
@@ -226,13 +231,14 @@ def fetch(
     for f in ds.files:
         expected = _expected(ds, f, sha256, accept_unpinned)
         dest = ds.local(f)
-        if dest.is_file():
+        if dest.is_file():  # fetched before (or put there by hand): keep it if it checks
             have = sha256_of(dest)
-            if expected is None or have == expected:
-                check = check_file(ds, f)
-                if not check.failed:
-                    out.append(Fetched(ds.name, f.name, dest, have, f.sha256 is not None, False))
-                    continue
+            recorded = seen_sha256(dest)
+            if have == expected or (expected is None and recorded in (None, have)):
+                if f.sha256 is None or sha256 is not None:
+                    _record(dest, have)
+                out.append(Fetched(ds.name, f.name, dest, have, f.sha256 is not None, False))
+                continue
         part = dest.with_name(dest.name + ".part")
         url = url_of(f)
         resumed = download(url, part, progress=progress, timeout=timeout, what=fetch_command(name))
@@ -245,10 +251,9 @@ def fetch(
                 f"{url}: sha256 {got}, expected {expected} ({origin}); the download was deleted"
             )
         os.replace(part, dest)
-        side = dest.with_name(dest.name + SEEN_SUFFIX)
         if f.sha256 is None or sha256 is not None:
-            side.write_text(f"{got}  {dest.name}\n", encoding="utf-8")
-        elif side.exists():
-            side.unlink()
+            _record(dest, got)
+        else:
+            dest.with_name(dest.name + SEEN_SUFFIX).unlink(missing_ok=True)
         out.append(Fetched(ds.name, f.name, dest, got, f.sha256 is not None, True, resumed))
     return out

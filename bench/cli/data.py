@@ -92,6 +92,8 @@ def _state(ds: datasets.Dataset, checks: list[datasets.FileCheck]) -> str:
         return "not fetched"
     if any(c.status == "not fetched" for c in checks):
         return "partly fetched"
+    if any(c.status == "overridden" for c in checks):
+        return "fetched (--sha256, not the pin)"
     return "fetched" if all(c.status == "ok" for c in checks) else "fetched, unpinned"
 
 
