@@ -4,11 +4,11 @@ import, the strict request CSV, and the ar-requests problem source."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     ARRequestProblems,
     generate_ar_requests,
@@ -23,8 +23,6 @@ from schedbench.instances.lublin import generate_lublin
 from schedbench.instances.sources import SourceError, SourceLimits, get_source
 from schedbench.simcore.kinds.reservation import ReservationProblem
 from schedbench.simcore.reservations.requests import Request, RequestError
-
-TRACES = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
 
 
 def test_generator_follows_the_papers_setting():
@@ -141,9 +139,8 @@ def test_requests_from_an_swf_trace(tmp_path):
     assert [(r.arrival, r.duration) for r in runtime] == [(0, 100), (25, 30), (45, 200)]
 
 
-@pytest.mark.skipif(not (TRACES / "KTH-SP2-1996-2.1-cln.swf").exists(), reason="no shared traces")
 def test_requests_from_the_kth_trace():
-    rs = requests_from_swf(TRACES / "KTH-SP2-1996-2.1-cln.swf", max_jobs=500)
+    rs = requests_from_swf(datasets.path("kth-sp2"), max_jobs=500)
     assert len(rs) == 500 and all(r.deadline >= r.ready + r.duration for r in rs)
 
 

@@ -5,11 +5,11 @@ small random problems, against the published Zitzler–Thiele 100.2 front, again
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.knapsack_files import read_front, read_zitzler_thiele
 from schedbench.instances.knapsack_recipes import chu_beasley, zitzler_thiele
 from schedbench.simcore.errors import SolverParameterError
@@ -20,8 +20,10 @@ from schedbench.solvers.bnb import BnBSolver
 from schedbench.solvers.cpsat import CPSATSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
 
-KNAPSACK = Path(__file__).resolve().parents[2] / "shared" / "knapsack"
-needs_knapsack = pytest.mark.skipif(not KNAPSACK.is_dir(), reason="../shared/knapsack is absent")
+#: The knapsack classics, shipped with the package (datasets or-mknap1 and zt-100-2).
+MKNAP1 = datasets.path("or-mknap1")
+ZT_100_2 = datasets.path("zt-100-2")
+ZT_100_2_FRONT = datasets.path("zt-100-2/front")
 
 BNB = BnBSolver()
 EXHAUSTIVE = ExhaustiveSolver()
@@ -83,11 +85,10 @@ def test_single_objective_agrees_with_cpsat(seed):
     assert got.objectives == pytest.approx(want.objectives)
 
 
-@needs_knapsack
 @pytest.mark.parametrize("workers", [1, 2])
 def test_zitzler_thiele_100_2_front_exactly(workers):
-    problem = read_zitzler_thiele(KNAPSACK / "knapsack.100.2")
-    expected = sorted(map(tuple, read_front(KNAPSACK / "knapsack.100.2.pareto").tolist()))
+    problem = read_zitzler_thiele(ZT_100_2)
+    expected = sorted(map(tuple, read_front(ZT_100_2_FRONT).tolist()))
     assert len(expected) == 121
     d = BnBSolver(workers=workers).solve(problem, Budget(30))
     assert d.status == Status.OPTIMAL

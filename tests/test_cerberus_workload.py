@@ -1,13 +1,12 @@
 """Cerberus workloads (instances/cerberus.py): the strict CSV reader, the writer, the seeded
-generator and the specs; the published inputs read when ../shared/cerberus is present."""
+generator and the specs; the published inputs (shipped: dataset ``cerberus-runs``)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.cerberus import (
     COLUMNS,
     CerberusFileError,
@@ -24,8 +23,7 @@ from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.cerberus.workload import CerberusWorkloadError
 from schedbench.simcore.workload import Workload
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "cerberus"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/cerberus is absent")
+PUBLISHED = datasets.path("cerberus-runs")
 
 HEADER = ",".join(COLUMNS)
 GOOD = [
@@ -167,9 +165,8 @@ def test_specs_are_checked_for_their_form(tmp_path):
     assert len(w) == 30 and w.cores.min() >= 256 and w.cores.max() <= 300_000
 
 
-@needs_shared
 def test_the_six_published_inputs_read_cleanly():
-    files = published_workloads(SHARED)
+    files = published_workloads(PUBLISHED)
     assert len(files) == 6
     for name, path in files.items():
         w = read_cerberus_workload(path, max_cores=CERBERUS.nodes)

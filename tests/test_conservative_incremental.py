@@ -6,13 +6,12 @@ and WFP, the naive and the window start rules, and on Lublin and KTH-SP2 workloa
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schedbench.instances import datasets
 from schedbench.instances.lublin import generate_lublin
 from schedbench.simcore.backfill import ConservativeBackfill
 from schedbench.simcore.engine import SimOptions, simulate
@@ -24,7 +23,7 @@ from schedbench.solvers.registry import make_solver
 from tests._hyp import examples
 from tests.test_engine_properties import machines, workloads
 
-KTH = Path(__file__).resolve().parents[2] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
+KTH = datasets.path("kth-sp2")  # shipped with the package (gzip SWF)
 
 
 def _run(w: Workload, system: System, incremental: bool, priority: str, window: bool = False):
@@ -104,8 +103,6 @@ def test_incremental_conservative_equals_the_full_pass_on_lublin(priority):
 @pytest.mark.slow
 @pytest.mark.parametrize("priority", ["fcfs", "wfp"])
 def test_incremental_conservative_equals_the_full_pass_on_kth(priority):
-    if not KTH.exists():
-        pytest.skip("../shared/traces not present")
     from schedbench.instances.swf import read_swf
 
     w = read_swf(KTH)

@@ -4,11 +4,11 @@ the ε-constraint's paths (two ends, the fallback to cuts, two solves for huge n
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.knapsack_files import read_front, read_mknap, read_zitzler_thiele
 from schedbench.instances.knapsack_recipes import zitzler_thiele
 from schedbench.instances.windows import theta_window
@@ -20,8 +20,10 @@ from schedbench.solvers.cpsat import CPSATSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
 from schedbench.solvers.testing import random_problem, table1
 
-KNAPSACK = Path(__file__).resolve().parents[2] / "shared" / "knapsack"
-needs_knapsack = pytest.mark.skipif(not KNAPSACK.is_dir(), reason="../shared/knapsack is absent")
+#: The knapsack classics, shipped with the package (datasets or-mknap1 and zt-100-2).
+MKNAP1 = datasets.path("or-mknap1")
+ZT_100_2 = datasets.path("zt-100-2")
+ZT_100_2_FRONT = datasets.path("zt-100-2/front")
 
 CPSAT = CPSATSolver()
 EXHAUSTIVE = ExhaustiveSolver()
@@ -68,9 +70,8 @@ def test_table1_front():
     assert d.selected == (1, 2, 3, 4)
 
 
-@needs_knapsack
 def test_or_library_optima():
-    instances = read_mknap(KNAPSACK / "mknap1.txt")
+    instances = read_mknap(MKNAP1)
     assert [i.optimum for i in instances] == [3800, 8706.1, 4015, 6120, 12400, 10618, 16537]
     for inst in instances:
         d = CPSAT.solve(inst.problem, Budget(30))
@@ -79,14 +80,13 @@ def test_or_library_optima():
 
 
 def _zitzler_thiele(workers):
-    problem = read_zitzler_thiele(KNAPSACK / "knapsack.100.2")
-    expected = sorted(map(tuple, read_front(KNAPSACK / "knapsack.100.2.pareto").tolist()))
+    problem = read_zitzler_thiele(ZT_100_2)
+    expected = sorted(map(tuple, read_front(ZT_100_2_FRONT).tolist()))
     assert len(expected) == 121
     d = CPSATSolver(workers=workers).solve(problem, Budget(30))
     return d, sorted(p.objectives for p in d.pareto), expected
 
 
-@needs_knapsack
 def test_zitzler_thiele_front_exactly():
     # The whole 121-point front within the 30 s budget: 6-7.5 s on this 2-core machine with other
     # jobs running, 13.5 s with two of these runs at once (module docstring of solvers.cpsat).
@@ -97,7 +97,6 @@ def test_zitzler_thiele_front_exactly():
 
 
 @pytest.mark.slow
-@needs_knapsack
 def test_zitzler_thiele_front_one_worker():
     # One end only: about 122 steps in a row, 8-10 s here.
     d, found, expected = _zitzler_thiele(1)
@@ -231,10 +230,9 @@ def test_two_phase_agrees_with_epsilon_on_zitzler_thiele_recipe(seed):
     assert _front(got) == _front(want) and len(_front(got)) >= 5
 
 
-@needs_knapsack
 def test_two_phase_zitzler_thiele_front_exactly():
-    problem = read_zitzler_thiele(KNAPSACK / "knapsack.100.2")
-    expected = sorted(map(tuple, read_front(KNAPSACK / "knapsack.100.2.pareto").tolist()))
+    problem = read_zitzler_thiele(ZT_100_2)
+    expected = sorted(map(tuple, read_front(ZT_100_2_FRONT).tolist()))
     d = CPSATSolver(method="two-phase", workers=2).solve(problem, Budget(30))
     assert d.status == Status.OPTIMAL, f"{len(d.pareto)} of 121 points before the deadline"
     assert _front(d) == expected

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.locality_io import (
     generate_locality,
     parse_locality,
@@ -30,8 +31,6 @@ from schedbench.simcore.locality import (
 )
 from schedbench.simcore.locality.metrics import baseline_of, compare_sessions, locality_metrics
 from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
-
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 
 
 def line(i, sub, delay, wall, cores, user, f, size, cat=1, hist=-1, hist_node=-1):
@@ -101,9 +100,7 @@ def test_generator_is_seeded_and_has_every_category(small):
 
 
 def test_swf_conversion_of_a_shipped_trace():
-    path = SHARED / "traces" / "lublin_256.swf"
-    if not path.exists():
-        pytest.skip("shared traces absent")
+    path = datasets.path("lublin-256")
     w, report = swf_file_to_locality(path, evaluated_days=1, nodes=13)
     assert len(w) > 0 and len(w.evaluated) > 0
     assert np.all((w.cores >= 1) & (w.cores <= 20))

@@ -1,7 +1,7 @@
 """The Lublin–Feitelson generator (instances/lublin.py) against the reference trace and its spec.
 
 The reference ``lublin_256.swf`` (10,000 jobs, 256 nodes, written by the reference C program
-``m_lublin99.c``) is read from ``../shared/traces/``; those tests skip when it is absent. It is a
+``m_lublin99.c``) ships with the package (dataset ``lublin-256``). It is a
 *typeless* output (field 15 is the same for every job, and its sizes fit the typeless
 parameters with UMed = UHi − 2.5 = 5.5), so it is compared with ``model="typeless"``.
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -25,6 +24,7 @@ import pytest
 from scipy.stats import ks_2samp
 
 import schedbench.instances.lublin as lublin
+from schedbench.instances import datasets
 from schedbench.instances.lublin import (
     LUBLIN_PARAMS,
     MAX_RUNTIME_S,
@@ -33,7 +33,7 @@ from schedbench.instances.lublin import (
 )
 from schedbench.simcore.workload import SWF_INDEX, WorkloadError
 
-TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "lublin_256.swf"
+TRACE = datasets.path("lublin-256")  # gzip: np.loadtxt and read_bytes take it as it is
 N_COMPARE = 20_000  # generated jobs per comparison with the 10,000 reference jobs
 
 #: check -> threshold (largest value over 40 correct seeds in the comment).
@@ -49,8 +49,6 @@ THRESHOLDS = {
 
 @pytest.fixture(scope="module")
 def reference() -> np.ndarray:
-    if not TRACE.is_file():
-        pytest.skip(f"reference trace {TRACE} not present")
     return np.loadtxt(TRACE, comments=";", ndmin=2)
 
 
@@ -95,7 +93,9 @@ ARRIVALS = ("aarr", "barr", "anum", "bnum", "arar")
 # ------------------------------------------------------------------------------ reference
 def test_reference_is_a_typeless_256_node_trace(reference: np.ndarray) -> None:
     header = dict(
-        line[1:].split(":", 1) for line in TRACE.read_text().splitlines() if line.startswith(";")
+        line[1:].split(":", 1)
+        for line in datasets.read_bytes(TRACE).decode().splitlines()
+        if line.startswith(";")
     )
     assert int(header[" MaxNodes"]) == 256
     assert reference.shape == (10_000, 18)

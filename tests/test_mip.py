@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import schedbench.solvers.mip as mip
+from schedbench.instances import datasets
 from schedbench.instances.windows import theta_window
 from schedbench.simcore.errors import SolverParameterError
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
@@ -25,7 +26,8 @@ from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
 
 ROOT = Path(__file__).resolve().parents[1]
-KNAPSACK = Path(__file__).resolve().parents[2] / "shared" / "knapsack"
+#: OR-Library mknap1, shipped with the package (dataset or-mknap1).
+MKNAP1 = datasets.path("or-mknap1")
 MKNAP1_OPTIMA = [3800, 8706.1, 4015, 6120, 12400, 10618, 16537]
 
 BOTH = [CBCSolver(), HiGHSSolver()]
@@ -101,7 +103,7 @@ def test_bbsched_table1_front(solver):
 
 
 def _read_mknap(path: Path) -> list[tuple[SelectionProblem, float]]:
-    """OR-Library mknap1 (format in ../shared/knapsack/README.md)."""
+    """OR-Library mknap1 (format in instances/data/README.md)."""
     tokens = path.read_text().split()
     pos = 0
 
@@ -123,10 +125,9 @@ def _read_mknap(path: Path) -> list[tuple[SelectionProblem, float]]:
     return instances
 
 
-@pytest.mark.skipif(not (KNAPSACK / "mknap1.txt").exists(), reason="../shared/knapsack is absent")
 @pytest.mark.parametrize("solver", BOTH, ids=_ids)
 def test_or_library_mknap1_optima(solver):
-    instances = _read_mknap(KNAPSACK / "mknap1.txt")
+    instances = _read_mknap(MKNAP1)
     assert [opt for _, opt in instances] == MKNAP1_OPTIMA
     for i, (problem, opt) in enumerate(instances):
         d = solver.solve(problem, Budget(deadline_s=15.0))

@@ -51,7 +51,6 @@ from schedbench.solvers.registry import make_solver
 from tests._hyp import examples
 from tests.test_engine_properties import check_schedule, scenarios
 
-KTH = Path(__file__).resolve().parents[2] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
 M10 = System.simple("m10", 10)
 
 
@@ -397,10 +396,9 @@ def test_the_composed_start_rule_equals_the_inlined_naive_policy(backfill, prior
     assert b.config["policy"] == f"naive-clone+{backfill}"
 
 
-@pytest.mark.skipif(not KTH.exists(), reason="../shared/traces not present")
 @pytest.mark.parametrize("backfill", BACKFILLS)
 def test_the_composed_start_rule_equals_the_inlined_naive_policy_on_kth(backfill):
-    w = load_workload(f"{KTH}+head:1500")
+    w = load_workload("kth-sp2+head:1500")
     s = resolve_system(None, workload=w)
     a = simulate(w, s, NaivePolicy(backfill=backfill), SimOptions(priority="wfp"))
     b = simulate(w, s, NaiveClone(backfill=backfill), SimOptions(priority="wfp"))

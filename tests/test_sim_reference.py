@@ -9,13 +9,11 @@ and nothing else.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schedbench.instances import datasets
 from schedbench.simcore.engine import simulate
 from schedbench.simcore.policies import NaivePolicy
 from schedbench.simcore.system import System
@@ -25,8 +23,7 @@ from tests._hyp import examples
 
 simulate_reference = load_benchmark_module("reference_sim").simulate_reference
 
-TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"
+KTH = datasets.path("kth-sp2")  # shipped with the package (gzip SWF)
 
 
 @st.composite
@@ -69,7 +66,6 @@ def test_backfilling_actually_happens_in_the_random_cases():
     np.testing.assert_array_equal(result.start, ref)
 
 
-@pytest.mark.skipif(not KTH.exists(), reason="../shared/traces not present")
 def test_kth_schedule_equals_reference():
     from schedbench.instances.swf import read_swf
 

@@ -13,16 +13,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from schedbench.instances import datasets
 from schedbench.instances.swf import CLEANING_KEYS, SwfError, read_swf, write_swf
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.schedule import JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import SWF_INDEX, Workload
 
-TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf"
-LUBLIN = TRACES / "lublin_256.swf"
-BBSCHED = TRACES / "bbsched_test.swf"
+#: The reference traces, shipped with the package (the first two gzip-compressed).
+KTH = datasets.path("kth-sp2")
+LUBLIN = datasets.path("lublin-256")
+BBSCHED = datasets.path("bbsched-test")
 
 COLUMNS = (
     "job_id",
@@ -41,8 +42,7 @@ DROPS = ("no_processors", "zero_runtime", "negative_submit")
 
 
 def trace(path: Path) -> Path:
-    if not path.is_file():
-        pytest.skip(f"trace {path.name} not available in {TRACES}")
+    assert path.is_file(), f"shipped trace {path} is missing: check `schedbench data`"
     return path
 
 
@@ -122,7 +122,7 @@ def test_kth_without_cleaning_names_the_first_bad_row() -> None:
     assert "rule 'no_processors'" in message or "rule 'zero_runtime'" in message
     assert info.value.line is not None
     # the named line really is a job with no processors or a run time < 0
-    fields = KTH.read_text().split("\n")[info.value.line - 1].split()
+    fields = datasets.read_bytes(KTH).decode().split("\n")[info.value.line - 1].split()
     assert len(fields) == 18
     run, alloc, req = float(fields[3]), float(fields[4]), float(fields[7])
     assert (alloc <= 0 and req <= 0) or run < 0
@@ -158,7 +158,7 @@ def test_lublin_requested_time_repaired() -> None:
     assert np.array_equal(w.requested_time, w.runtime)
     assert np.all(w.swf[:, SWF_INDEX["requested_time"]] == -1)  # the table stays as read
     assert np.array_equal(w.nodes, w.swf[:, SWF_INDEX["allocated_procs"]])  # field 8 is -1
-    with pytest.raises(SwfError, match=r"lublin_256\.swf:8: expected a requested time") as info:
+    with pytest.raises(SwfError, match=r"lublin_256\.swf\.gz:8: expected a requested time") as info:
         read_swf(LUBLIN, clean=False)
     assert "missing_requested_time" in str(info.value)
 

@@ -13,14 +13,12 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from schedbench.bench.cli import main
+from schedbench.instances import datasets
 from schedbench.instances.swf import read_swf
 from schedbench.instances.systems import resolve_system
 from schedbench.instances.units import fit_units, rejection_warning
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 
 def atlas_like(path: Path, *, jobs: int = 400, max_nodes: int | None = 1152, seed: int = 0) -> Path:
@@ -122,9 +120,8 @@ def test_no_warning_below_one_percent(tmp_path):
     assert rejection_warning(w, resolve_system("theta"), 50, {"rejected_nodes": 50})
 
 
-@pytest.mark.skipif(not (SHARED / "KTH-SP2-1996-2.1-cln.swf").exists(), reason="needs ../shared")
 def test_kth_one_processor_per_node_is_unchanged():
-    w = read_swf(SHARED / "KTH-SP2-1996-2.1-cln.swf")
+    w = read_swf(datasets.path("kth-sp2"))
     system = resolve_system(None, workload=w)
     assert system.nodes == 100 and system.unit == "processors"
     converted, notes = fit_units(w, resolve_system("theta"))
