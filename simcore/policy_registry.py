@@ -157,4 +157,10 @@ def make_policy(name: str, **options: Any) -> Any:
         raise PolicyOptionError(
             f"policy {name!r}: {exc}; its options: {', '.join(accepted) or '(none)'}"
         ) from exc
-    return cls(**options)
+    try:
+        return cls(**options)
+    except PolicyOptionError:
+        raise
+    except ValueError as exc:
+        # A policy checks its options in its constructor: one line, not a traceback.
+        raise PolicyOptionError(f"policy {name!r}: {exc}") from exc
