@@ -113,9 +113,7 @@ def metrics_page() -> str:
         + "Every metric schedbench records: its unit, which way is better, its definition and "
         "its source (`simcore/catalogue.py` gathers them from the problem kinds and the "
         "simulation cores; the terminal tables, the HTML report and `schedbench compare` read "
-        "the same catalogue). `schedbench metrics` prints it too.\n\n"
-        + markdown_table()
-        + "\n"
+        "the same catalogue). `schedbench metrics` prints it too.\n\n" + markdown_table() + "\n"
     )
 
 

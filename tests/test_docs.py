@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
@@ -39,8 +38,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md")])
 #: What an example's folder links in from the repository.
-LINKED = ("bench", "instances", "simcore", "solvers", "Makefile", "pyproject.toml",
-          "requirements.lock", ".venv")
+LINKED = (
+    "bench",
+    "instances",
+    "simcore",
+    "solvers",
+    "Makefile",
+    "pyproject.toml",
+    "requirements.lock",
+    ".venv",
+)
 TIMEOUT_S = 900
 
 _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[A-Za-z0-9_+-]*)[^\n]*$")
@@ -181,7 +188,9 @@ def run_block(block: Block, cwd: Path, env: dict[str, str]) -> None:
         target.write_text(block.text, encoding="utf-8")
         if target.suffix == ".py":
             done = _shell(f"python -c 'import {target.stem}'", cwd, env)
-            assert done.returncode == 0, f"{block.where}: {block.arg} does not import:\n{done.stderr}"
+            assert done.returncode == 0, (
+                f"{block.where}: {block.arg} does not import:\n{done.stderr}"
+            )
         return
     want = int(block.arg) if block.mark == "exit" else 0
     if block.lang == "sh":
@@ -199,7 +208,9 @@ def run_block(block: Block, cwd: Path, env: dict[str, str]) -> None:
                 f"{block.where}: `{cmd}` exited {done.returncode} (expected {want}):\n{done.stdout}"
             )
             assert matches(expected, got), (
-                f"{block.where}: `{cmd}` printed\n" + "\n".join(got) + "\n\nexpected\n"
+                f"{block.where}: `{cmd}` printed\n"
+                + "\n".join(got)
+                + "\n\nexpected\n"
                 + "\n".join(expected)
             )
     elif block.lang == "python":
