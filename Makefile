@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 LOCK   := requirements.lock
 
-.PHONY: run table simulate suites test test-fast browser figures test-slow test-deep bench bench-sim bench-frontier bench-pytest lint typecheck lock clean
+.PHONY: run table simulate suites test test-fast browser docs figures test-slow test-deep bench bench-sim bench-frontier bench-pytest lint typecheck lock clean
 
 # PIP_CONSTRAINT (not -c) so that the pins also hold inside pip's isolated build environment
 # (setuptools, wheel), not only for the packages installed into the venv.
@@ -65,7 +65,7 @@ test-deep: $(STAMP)
 # verdict; tens of minutes; QUICK=1 for the quick modes): frontier (targets 1, 3), dp_speed and
 # cerberus_speed (2), exact_backends (4: knapsack classics present in ../shared/knapsack),
 # sim_speed (5, conservative part of 6), suite_order (6). Each records its verdicts in
-# bench/benchmarks/figures/verdicts.json; the last step writes the README's performance table
+# bench/benchmarks/figures/verdicts.json; the last step writes the performance table of docs/figures.md
 # from them (perf_table.py).
 BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: $(STAMP)
@@ -92,8 +92,12 @@ suites: $(STAMP)
 	$(BIN)/schedbench run bench/suites/knapsack-classics.toml --resume
 	$(BIN)/schedbench run bench/suites/bbsched-repro.toml --workers 2 --resume
 
-# Every measured figure and picture of the README, regenerated (tens of minutes; QUICK=1 for the
-# scripts' quick modes): bench/benchmarks/figures.py.
+# docs/reference/ (CLI, metrics, file formats) regenerated from the code; a test fails when stale.
+docs: $(STAMP)
+	$(BIN)/python -m schedbench.bench.docgen
+
+# Every measured figure and picture of docs/figures.md, regenerated (tens of minutes; QUICK=1 for
+# the scripts' quick modes): bench/benchmarks/figures.py.
 figures: $(STAMP)
 	$(BIN)/python bench/benchmarks/figures.py $(if $(QUICK),--quick,)
 

@@ -83,7 +83,6 @@ from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
-from scipy.special import gammainc
 
 from schedbench.simcore.workload import SWF_INDEX, Workload, WorkloadError
 
@@ -241,6 +240,8 @@ def bucket_weights(stream: LublinStreamParams) -> np.ndarray:
     Bucket ``(i - 1) mod 48`` gets gamcdf(i + 0.5) − gamcdf(i − 0.5) of Gamma(anum, bnum) for
     i = 11 … 58, as the reference computes it; bucket 0 is 00:00–00:30.
     """
+    from scipy.special import gammainc  # slow to import; every command imports this module
+
     i = np.arange(CYCLIC_DAY_START, CYCLIC_DAY_START + BUCKETS, dtype=np.float64)
     mass = gammainc(stream.anum, (i + 0.5) / stream.bnum) - gammainc(
         stream.anum, (i - 0.5) / stream.bnum

@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from schedbench.simcore.errors import PolicyOptionError, UnknownPolicyError
+from schedbench.simcore.errors import PolicyOptionError, SchedbenchError, UnknownPolicyError
 from schedbench.simcore.plugins import entry_points_of, import_object
 
 GROUP = "schedbench.policies"
@@ -157,4 +157,10 @@ def make_policy(name: str, **options: Any) -> Any:
         raise PolicyOptionError(
             f"policy {name!r}: {exc}; its options: {', '.join(accepted) or '(none)'}"
         ) from exc
-    return cls(**options)
+    try:
+        return cls(**options)
+    except SchedbenchError:
+        raise  # already says what and where
+    except ValueError as exc:
+        # A policy checks its options in its constructor: one line, not a traceback.
+        raise PolicyOptionError(f"policy {name!r}: {exc}") from exc

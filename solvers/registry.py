@@ -153,7 +153,9 @@ def instantiate(
         # a solve's output (simcore/fdcapture.py), so a command's stdout stays its document.
         with captured_output(f"building solver {label}"):
             return cls(**params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
+        # A plug-in validates its parameters in __post_init__ (the documented way: raise
+        # SolverParameterError, or any ValueError): one line on the command line, not a traceback.
         raise SolverParameterError(f"solver {label!r}: {exc}") from exc
 
 

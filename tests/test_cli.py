@@ -117,3 +117,85 @@ def test_console_script_is_installed():
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["selected"] == [0, 3]
+
+
+_LOCAL_SOLVER = """
+from dataclasses import dataclass
+
+from schedbench.solvers.naive import NaiveSolver
+
+
+@dataclass(frozen=True)
+class MySolver(NaiveSolver):
+    name = "my-solver"
+    factor: int = 1
+
+    def __post_init__(self) -> None:
+        if self.factor < 1:
+            raise ValueError(f"factor: expected an integer >= 1, got {self.factor}")
+"""
+
+
+def _console(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("schedbench")
+    return subprocess.run(
+        [str(exe), *argv], capture_output=True, text=True, cwd=cwd, timeout=600, check=False
+    )
+
+
+def test_check_solver_finds_a_module_in_the_current_folder(tmp_path):
+    """The console script does not put the current folder on the path (python -m does):
+    a plug-in next to the user is found all the same, without PYTHONPATH."""
+    (tmp_path / "my_solver.py").write_text(_LOCAL_SOLVER)
+    result = _console(tmp_path, "check-solver", "my_solver:MySolver")
+    assert result.returncode == 0, result.stderr
+    assert "0 failed" in result.stdout
+
+
+def test_a_plugin_parameter_check_is_one_line(tmp_path):
+    (tmp_path / "my_solver.py").write_text(_LOCAL_SOLVER)
+    result = _console(tmp_path, "check-solver", "my_solver:MySolver", "--set", "factor=0")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "schedbench: error: solver 'my_solver:MySolver': factor: expected an integer >= 1, got 0"
+    ]
+
+
+def test_a_missing_local_module_says_where_it_looked(tmp_path):
+    result = _console(tmp_path, "check-solver", "not_here_at_all:X")
+    assert result.returncode == 2
+    assert "current folder" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+_LOCAL_POLICY = """
+from schedbench.simcore.policies import NaivePolicy
+
+
+class Careful(NaivePolicy):
+    name = "careful"
+
+    def __init__(self, *, backfill: str = "easy", margin: int = 0):
+        super().__init__(backfill=backfill)
+        if margin < 0:
+            raise ValueError(f"margin: expected an integer >= 0, got {margin}")
+"""
+
+
+def test_a_policy_option_check_is_one_line(tmp_path):
+    (tmp_path / "my_policy.py").write_text(_LOCAL_POLICY)
+    result = _console(
+        tmp_path,
+        "simulate",
+        "--workload",
+        "lublin:jobs=20,nodes=16,seed=1",
+        "--policy",
+        "my_policy:Careful",
+        "--policy-set",
+        "margin=-1",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "schedbench: error: policy 'my_policy:Careful': margin: expected an integer >= 0, got -1"
+    ]

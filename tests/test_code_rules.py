@@ -53,17 +53,8 @@ def test_errors_keep_their_cause_and_broad_handlers_record_why(path):
     assert not problems, "\n".join(problems)
 
 
-def test_the_readme_metric_list_is_the_catalogue():
-    """The README's list is `schedbench metrics --markdown` (regenerate it when this fails)."""
-    from schedbench.simcore.catalogue import markdown_table
-
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("<!-- metrics:begin -->\n", 1)[1].split("\n<!-- metrics:end -->", 1)[0]
-    assert block == markdown_table()
-
-
-def test_every_readme_figure_has_a_generator_and_every_benchmark_a_figure():
-    """Issue 18: the README's measured figures come from `make figures`."""
+def test_every_figure_has_a_generator_and_every_benchmark_a_figure():
+    """The measured figures of docs/figures.md come from `make figures`."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -72,8 +63,9 @@ def test_every_readme_figure_has_a_generator_and_every_benchmark_a_figure():
     figures = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(figures)
     known = figures.figures()
-    in_readme = figures.blocks((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert in_readme, "the README has no generated figure blocks"
+    page = ROOT / "docs" / "figures.md"
+    in_readme = figures.blocks(page.read_text(encoding="utf-8"))
+    assert in_readme, "docs/figures.md has no generated figure blocks"
     assert set(in_readme) <= set(known), sorted(set(in_readme) - set(known))
     scripts = {
         p.name
@@ -81,8 +73,6 @@ def test_every_readme_figure_has_a_generator_and_every_benchmark_a_figure():
         if figures.has_main(p) and p.name != "figures.py"
     }
     assert scripts <= {s["script"] for s in known.values()}, "a benchmark without a FIGURE"
-    assert set(known) <= set(in_readme), "a FIGURE the README does not show"
-    for image in re.findall(
-        r"\]\((bench/benchmarks/figures/[^)]+\.png)\)", (ROOT / "README.md").read_text()
-    ):
-        assert (ROOT / image).is_file(), image
+    assert set(known) <= set(in_readme), "a FIGURE docs/figures.md does not show"
+    for image in re.findall(r"\]\((\.\./bench/benchmarks/figures/[^)]+\.png)\)", page.read_text()):
+        assert (page.parent / image).is_file(), image

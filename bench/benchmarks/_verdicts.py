@@ -1,6 +1,6 @@
 """The ledger of issue targets' verdicts: every benchmark script that checks a target records
 its row here (target, what it measured, the anchor measured beside it, met or not, and the
-command, date and load of the run), and ``perf_table.py`` regenerates the README's performance
+command, date and load of the run), and ``perf_table.py`` regenerates the performance
 table from the ledger (issue 17, "Done when": the table is regenerated from what ``make bench``
 printed).
 

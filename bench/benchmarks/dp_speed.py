@@ -84,7 +84,7 @@ VALUE_RTOL = 1e-9
 I17_SPEEDUP = 1000.0
 I17_TODAY = {10: 427.0, 20: 158.0}
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "dp-speed", "full": [], "quick": ["--quick"], "format": "text"}
 
 

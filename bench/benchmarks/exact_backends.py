@@ -67,7 +67,7 @@ from schedbench.solvers.cpsat import CPSATSolver
 from schedbench.solvers.registry import known_solvers, make_solver
 from schedbench.solvers.scalarised import lexicographic_objective, weighted_objective
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "exact-backends", "full": [], "quick": ["--quick"], "format": "text"}
 
 

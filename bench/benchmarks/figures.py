@@ -1,20 +1,20 @@
-"""Regenerate every measured figure and picture the README shows (``make figures``).
+"""Regenerate every measured figure and picture of ``docs/figures.md`` (``make figures``).
 
 Each benchmark script in this folder declares, at module level, a literal::
 
     FIGURE = {"name": "dp-speed", "full": [], "quick": ["--quick"], "format": "text"}
 
 ``figures.py`` runs every script that declares one (``full`` arguments, or ``quick`` with
-``--quick``), in a fresh interpreter, and writes what it printed into the README between
+``--quick``), in a fresh interpreter, and writes what it printed into ``docs/figures.md`` between
 ``<!-- figure:NAME -->`` and ``<!-- /figure:NAME -->``: verbatim in a ``text`` block, or as
 Markdown (``"format": "markdown"``, for pictures). Each block states the command, the date and
 how long it took, so a reader can rerun it; the scripts print their machine line themselves.
 A script with ``"last": True`` (``perf_table.py``: the table of the verdicts the others
 recorded) runs after all the others.
-``tests/test_code_rules.py`` checks that every figure block of the README has a script and every
+``tests/test_code_rules.py`` checks that every figure block of the page has a script and every
 script with a ``main`` has a figure.
 
-    python bench/benchmarks/figures.py [--quick] [--only NAME ...] [--readme README.md]
+    python bench/benchmarks/figures.py [--quick] [--only NAME ...] [--doc docs/figures.md]
 """
 
 from __future__ import annotations
@@ -60,12 +60,12 @@ BLOCK = re.compile(
 
 
 def blocks(readme: str) -> list[str]:
-    """The figure names the README has blocks for, in order."""
+    """The figure names the page has blocks for, in order."""
     return [m.group("name") for m in BLOCK.finditer(readme)]
 
 
 def run(spec: dict, quick: bool) -> str:
-    """Run one script and return the README block's body."""
+    """Run one script and return its block's body."""
     args = spec["quick" if quick else "full"]
     cmd = [sys.executable, str(HERE / spec["script"]), *args]
     shown = " ".join(["python", f"bench/benchmarks/{spec['script']}", *args])
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="the scripts' quick mode")
     ap.add_argument("--only", action="append", default=[], metavar="NAME")
-    ap.add_argument("--readme", default=str(ROOT / "README.md"))
+    ap.add_argument("--doc", default=str(ROOT / "docs" / "figures.md"))
     args = ap.parse_args(argv)
-    readme_path = Path(args.readme)
+    readme_path = Path(args.doc)
     text = readme_path.read_text(encoding="utf-8")
     specs = figures()
     wanted = args.only or blocks(text)

@@ -77,7 +77,7 @@ from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import make_solver, parse_solver_id
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "frontier", "full": [], "quick": ["--quick"], "format": "text"}
 
 WINDOWS = (20, 50, 100, 200)
@@ -641,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         "--seed",
         type=int,
         default=SEED,
-        help=f"seed of the windows (default {SEED}, the README's; others: fresh windows)",
+        help=f"seed of the windows (default {SEED}, the one docs/figures.md shows; others: fresh windows)",
     )
     parser.add_argument(
         "--part",

@@ -49,7 +49,7 @@ from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 
 BUDGET = Budget(deadline_s=15.0)
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "mip-speed", "full": [], "quick": ["--quick"], "format": "text"}
 
 

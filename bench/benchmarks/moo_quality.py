@@ -69,7 +69,7 @@ GA_TARGET_MS = 5.0
 MOO_TARGET_MS = 50.0
 NSGA_POP, NSGA_GENERATIONS = 20, 500
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "moo-quality", "full": [], "quick": ["--quick"], "format": "text"}
 
 

@@ -1,10 +1,10 @@
-"""The README's performance table (issue 17), regenerated from the verdicts the benchmark scripts
+"""The performance table of docs/figures.md, regenerated from the verdicts the benchmark scripts
 recorded (``_verdicts.py``: ``figures/verdicts.json``), without measuring anything itself.
 
     .venv/bin/python bench/benchmarks/perf_table.py [--ledger PATH]
 
 ``make bench`` runs the measuring scripts, then this one through ``figures.py --only
-perf-table``, which writes the table into the README's ``perf-table`` block; ``figures.py``
+perf-table``, which writes the table into the ``perf-table`` block of docs/figures.md; ``figures.py``
 runs it after every other figure (``"last": True``), so a full ``make figures`` tables what that
 same run measured.
 """
@@ -21,7 +21,7 @@ if str(HERE) not in sys.path:
 
 from _verdicts import LedgerError, ledger_path, load, render  # noqa: E402
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "perf-table", "full": [], "quick": [], "format": "markdown", "last": True}
 
 

@@ -1,11 +1,12 @@
-"""The README's schedule pictures: one shipped simulation (the quick suite's scenario: 2,000
+"""The schedule pictures of docs/figures.md: one shipped simulation (the quick suite's scenario: 2,000
 Lublin–Feitelson jobs with S4 burst-buffer requests on Theta, WFP, window 20) under the naive
 baseline and under the window policy with the exact ``dp``, drawn side by side as a Gantt chart
 and as resource use over time; also how long drawing a large run takes.
 
     python bench/benchmarks/schedule_pictures.py [--quick]
 
-Writes PNGs to bench/benchmarks/figures/ and prints the Markdown that shows them.
+Writes PNGs to bench/benchmarks/figures/ and prints the Markdown that shows them (paths relative
+to docs/figures.md).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from schedbench.bench.cli import main as schedbench
 from schedbench.bench.report import schedule_plots as sp
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "schedule-pictures", "full": [], "quick": ["--quick"], "format": "markdown"}
 
 HERE = Path(__file__).resolve().parent
@@ -73,11 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         print()
         print(
-            "![Gantt: jobs on nodes, naive vs window:dp](bench/benchmarks/figures/gantt-naive-vs-dp.png)"
+            "![Gantt: jobs on nodes, naive vs window:dp](../bench/benchmarks/figures/gantt-naive-vs-dp.png)"
         )
         print()
         print(
-            "![Use of nodes and burst buffer and queue length, naive vs window:dp](bench/benchmarks/figures/usage-naive-vs-dp.png)"
+            "![Use of nodes and burst buffer and queue length, naive vs window:dp](../bench/benchmarks/figures/usage-naive-vs-dp.png)"
         )
         if not args.quick:
             big = Path(tmp) / "big"

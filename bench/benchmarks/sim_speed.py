@@ -70,7 +70,7 @@ I17_CONSERVATIVE_JOBS_PER_S = 25_000
 I17_TODAY = {"easy": 56_000, "conservative": 6_600}  # issue 17's "today" on KTH-SP2
 PASS_PLOT = Path(__file__).resolve().parent / "figures" / "pass-time-vs-queue.png"
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "sim-speed", "full": [], "quick": ["--quick"], "format": "text"}
 
 

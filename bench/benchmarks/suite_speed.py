@@ -31,7 +31,7 @@ from schedbench.bench.run.runner import run_suite  # noqa: E402
 from schedbench.bench.store import ResultStore  # noqa: E402
 from schedbench.bench.suite import suite_from_dict  # noqa: E402
 
-#: What ``figures.py`` runs to regenerate this script's README block (``make figures``).
+#: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
 FIGURE = {"name": "suite-speed", "full": [], "quick": ["--quick"], "format": "text"}
 
 

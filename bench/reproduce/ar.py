@@ -47,8 +47,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import kendalltau
-
 from schedbench.bench._io import atomic_write
 from schedbench.bench.progress import progress
 from schedbench.instances import datasets
@@ -1046,6 +1044,8 @@ def agreement(
             for exp in ("umed", "af"):
                 table = _table(rows, exp, metric)
                 grid_mean[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
+            from scipy.stats import kendalltau  # slow to import: only here
+
             taus[metric] = float(kendalltau(grid_mean["umed"], grid_mean["af"]).statistic)
         add(
             "the policies rank alike under UMed and af",

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import t as student_t
 
 from schedbench.simcore.metric_spec import MetricSpec
 from schedbench.simcore.reservations.driver import ReservationRun
@@ -138,5 +137,8 @@ def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
     mean = float(x.mean())
     if x.size < 2:
         return mean, math.nan
+    # scipy.stats costs about 2 s to import: only when an interval is asked for.
+    from scipy.stats import t as student_t
+
     half = float(student_t.ppf(0.975, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
     return mean, half

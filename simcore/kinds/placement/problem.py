@@ -90,6 +90,8 @@ class PlacementProblem:
     candidates (see the module docstring)."""
 
     kind: ClassVar[str] = "placement"
+    #: PROBLEM.json keys besides ``kind``, ``name`` and ``meta``.
+    JSON_KEYS: ClassVar[tuple[str, ...]] = _KEYS
 
     if TYPE_CHECKING:
 
@@ -261,7 +263,7 @@ class PlacementProblem:
     @classmethod
     def from_dict(cls, data: Any, *, source: str | None = None) -> PlacementProblem:
         def build(d: Mapping[str, Any]) -> PlacementProblem:
-            scalar.unknown_keys(d, _KEYS)
+            scalar.unknown_keys(d, cls.JSON_KEYS)
             for key in ("free_at", "cached"):
                 if key not in d:
                     raise ProblemError(key, "a required key", None)

@@ -69,6 +69,17 @@ class ReservationProblem:
     """One request against the current holdings (see the module docstring)."""
 
     kind: ClassVar[str] = "reservation"
+    #: PROBLEM.json keys besides ``kind``, ``name`` and ``meta``.
+    JSON_KEYS: ClassVar[tuple[str, ...]] = (
+        "now",
+        "ready",
+        "duration",
+        "deadline",
+        "n_pe",
+        "pes",
+        "held",
+        "busy",
+    )
 
     if TYPE_CHECKING:
 
@@ -219,7 +230,7 @@ class ReservationProblem:
     def from_dict(cls, data: Any, *, source: str | None = None) -> ReservationProblem:
         def build(d: Mapping[str, Any]) -> ReservationProblem:
             keys = ("now", "ready", "duration", "deadline", "n_pe", "pes")
-            scalar.unknown_keys(d, (*keys, "held", "busy"))
+            scalar.unknown_keys(d, cls.JSON_KEYS)
             if "held" in d and "busy" in d:
                 raise ProblemError("busy", "either held or busy, not both", None)
             held: list[Any] = []

@@ -67,6 +67,16 @@ class SelectionProblem:
         ) -> None: ...
 
     kind: ClassVar[str] = "selection"
+    #: PROBLEM.json keys besides ``kind``, ``name`` and ``meta`` (required ones first).
+    JSON_KEYS: ClassVar[tuple[str, ...]] = (
+        "capacities",
+        "demands",
+        "objectives",
+        "must_include",
+        "resources",
+        "objective_names",
+        "objective_scales",
+    )
 
     capacities: np.ndarray
     demands: np.ndarray
@@ -309,18 +319,7 @@ class SelectionProblem:
         try:
             if not isinstance(data, Mapping):
                 raise ProblemError("(top level)", "a JSON object", type(data).__name__)
-            known = {
-                "kind",
-                "capacities",
-                "demands",
-                "objectives",
-                "must_include",
-                "resources",
-                "objective_names",
-                "objective_scales",
-                "name",
-                "meta",
-            }
+            known = {*cls.JSON_KEYS, "kind", "name", "meta"}
             unknown = sorted(set(data) - known)
             if unknown:
                 raise ProblemError(
