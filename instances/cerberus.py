@@ -1,4 +1,4 @@
-"""Cerberus workloads: the CSV of the published runs (dataset ``cerberus-runs``), a writer, and a
+"""Cerberus workloads: the CSV of the published runs (dataset ``cerberus``), a writer, and a
 seeded generator of the same kind (``papers/cerberus-evaluation-model.md`` §2).
 
 CSV format
@@ -31,7 +31,7 @@ fixed), which is why reproductions read the published inputs instead.
 Specs (suites, ``reproduce``)
 -----------------------------
 ``PATH.csv`` (or ``PATH.csv.gz``) reads a file, and so does a dataset reference
-(``cerberus-runs/maxt_cerberus``: ``schedbench data``); ``cerberus:jobs=N,seed=S[,nodes=1171][,cores_per_node=256]
+(``cerberus/maxt_cerberus``: ``schedbench data``); ``cerberus:jobs=N,seed=S[,nodes=1171][,cores_per_node=256]
 [,arrival_mean=1]`` generates over a Lublin–Feitelson base on ``nodes`` nodes of
 ``cores_per_node`` cores (300,000 cores: 1,171 × 256); ``cerberus:swf=PATH,seed=S[,first=1]
 [,jobs=1185]`` over a window of an SWF trace (job numbers ``first`` .. ``first+jobs-1``);
@@ -378,7 +378,7 @@ def _is_csv(spec: str) -> bool:
 
 
 def _dataset_csv(spec: str) -> bool:
-    """Whether ``spec`` is a dataset reference to a Cerberus CSV (``cerberus-runs/maxt_cerberus``)."""
+    """Whether ``spec`` is a dataset reference to a Cerberus CSV (``cerberus/maxt_cerberus``)."""
     if not datasets.is_ref(spec) or Path(spec).exists():
         return False
     try:
@@ -408,7 +408,7 @@ def check_cerberus_spec(spec: str, *, base_dir: Path | None = None) -> None:
     else:
         raise CerberusWorkloadError(
             f"cerberus workload {spec!r}: expected a .csv workload file, a Cerberus dataset "
-            f"(cerberus-runs/RUN) or cerberus:key=value,..."
+            f"(cerberus/RUN) or cerberus:key=value,..."
         )
 
 

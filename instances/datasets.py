@@ -10,8 +10,8 @@ cache folder, :func:`cache_dir`.
 A *reference* names a dataset, or one file of it::
 
     NAME            the dataset's default file (``kth-sp2``), or its folder when it has none
-                    (``cerberus-runs``: the six workloads)
-    NAME/MEMBER     one file, by its name or its alias (``cerberus-runs/maxt_cerberus``,
+                    (``cerberus``: the six workloads)
+    NAME/MEMBER     one file, by its name or its alias (``cerberus/maxt_cerberus``,
                     ``locality-day/machine``, ``locality-day/lea.jobs.csv``, ``zt-100-2/front``)
 
 :func:`path` turns a reference into a local path; :func:`lookup` does so only for text that is

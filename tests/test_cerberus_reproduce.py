@@ -29,8 +29,8 @@ from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.kinds.selection.problem import Decision
 from schedbench.simcore.problem import Status
 
-#: The six published workloads, shipped with the package (dataset ``cerberus-runs``).
-PUBLISHED = datasets.path("cerberus-runs")
+#: The six published workloads, shipped with the package (dataset ``cerberus``).
+PUBLISHED = datasets.path("cerberus")
 
 #: sha256 of every job's row of jobs.csv (all phase times exactly as simulated, waits,
 #: response, state) of the six published runs in faithful mode, and their makespans. A change
@@ -118,7 +118,7 @@ def test_reproduce_writes_every_output(tmp_path, capsys):
 def test_reproduce_reads_the_shipped_workloads_by_default():
     assert repro.workloads_folder(None) == PUBLISHED
     assert set(published_workloads(PUBLISHED)) == set(repro.RUNS)
-    assert repro.workloads_folder("cerberus-runs") == PUBLISHED  # a dataset name works too
+    assert repro.workloads_folder("cerberus") == PUBLISHED  # a dataset name works too
 
 
 def test_reproduce_fails_with_the_way_out_when_workloads_are_missing(tmp_path, monkeypatch, capsys):

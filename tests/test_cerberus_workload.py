@@ -1,5 +1,5 @@
 """Cerberus workloads (instances/cerberus.py): the strict CSV reader, the writer, the seeded
-generator and the specs; the published inputs (shipped: dataset ``cerberus-runs``)."""
+generator and the specs; the published inputs (shipped: dataset ``cerberus``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.cerberus.workload import CerberusWorkloadError
 from schedbench.simcore.workload import Workload
 
-PUBLISHED = datasets.path("cerberus-runs")
+PUBLISHED = datasets.path("cerberus")
 
 HEADER = ",".join(COLUMNS)
 GOOD = [

@@ -56,8 +56,8 @@ def test_every_shipped_file_has_the_size_and_sha256_of_its_manifest_entry(f):
 
 def test_the_issue_asks_for_these_datasets_and_they_are_all_shipped():
     names = {ds.name for ds in SHIPPED}
-    assert {"kth-sp2", "cerberus-runs", "locality-day", "bbsched-w1", "or-mknap1"} <= names
-    assert len(datasets.get("cerberus-runs").files) == 6
+    assert {"kth-sp2", "cerberus", "locality-day", "bbsched-w1", "or-mknap1"} <= names
+    assert len(datasets.get("cerberus").files) == 6
     day = datasets.get("locality-day")
     assert sum(f.name.endswith(".jobs.csv") for f in day.files) == 10
     assert {"workload", "machine", "summary"} <= {f.alias for f in day.files}
@@ -182,9 +182,9 @@ def test_references_resolve_to_the_shipped_files():
     kth = datasets.path("kth-sp2")
     assert kth.is_file() and kth.name == "KTH-SP2-1996-2.1-cln.swf.gz"
     assert datasets.path("kth-sp2/KTH-SP2-1996-2.1-cln.swf") == kth
-    folder = datasets.path("cerberus-runs")  # no default: the folder of the six workloads
+    folder = datasets.path("cerberus")  # no default: the folder of the six workloads
     assert folder.is_dir() and len(list(folder.glob("*.workload.csv"))) == 6
-    assert datasets.path("cerberus-runs/maxt_cerberus").name == "maxt_cerberus.workload.csv"
+    assert datasets.path("cerberus/maxt_cerberus").name == "maxt_cerberus.workload.csv"
     assert datasets.path("locality-day/machine").name.startswith("rackham_450")
     assert datasets.path("locality-day/lea").name == "lea.jobs.csv.gz"
     assert datasets.path("zt-100-2/front").name == "knapsack.100.2.pareto"
@@ -248,7 +248,7 @@ def test_a_workload_spec_takes_a_dataset_name_with_transforms():
     ("spec", "message"),
     [
         ("locality-day", "dataset 'locality-day' is a locality file, not an SWF workload"),
-        ("cerberus-runs", "holds several files; name one: cerberus-runs/fcfs_cerberus"),
+        ("cerberus", "holds several files; name one: cerberus/fcfs_cerberus"),
         ("sdsc-sp2", "run `schedbench data fetch sdsc-sp2`"),
         ("kth", "no such file, not a dataset (see 'schedbench data')"),
     ],
@@ -274,7 +274,7 @@ def test_simulate_runs_a_shipped_cerberus_workload_by_name(tmp_path, capsys):
     argv = [
         "simulate",
         "--workload",
-        "cerberus-runs/onephase_io",
+        "cerberus/onephase_io",
         "--policy",
         "one-phase-io",
         "--out",
@@ -282,7 +282,7 @@ def test_simulate_runs_a_shipped_cerberus_workload_by_name(tmp_path, capsys):
         "--no-progress",
     ]
     assert main(argv) == 0
-    assert capsys.readouterr().out.startswith("cerberus-runs/onephase_io: 1185 jobs")
+    assert capsys.readouterr().out.startswith("cerberus/onephase_io: 1185 jobs")
 
 
 def test_the_knapsack_suite_reads_the_shipped_classics(capsys):

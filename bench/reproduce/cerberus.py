@@ -5,8 +5,8 @@
                                   [--common RUN] [--solver NAME [--set k=v ...]] [--quick]
                                   [--record-decisions]
 
-DIR holds the six input workloads: by default the shipped dataset ``cerberus-runs``
-(``schedbench data show cerberus-runs`` says which run used which); a folder or a dataset name.
+DIR holds the six input workloads: by default the shipped dataset ``cerberus``
+(``schedbench data show cerberus`` says which run used which); a folder or a dataset name.
 Writes
 
 * ``OUT/<run>/jobs.csv`` (one row per job: submit, phase starts and ends, waits, response),
@@ -60,7 +60,7 @@ SUMMARY = (
     "common workload, CDFs, utilisation, agreement table"
 )
 
-#: Published run -> the variant it ran (dataset ``cerberus-runs``; instances/data/README.md).
+#: Published run -> the variant it ran (dataset ``cerberus``; instances/data/README.md).
 RUNS: dict[str, str] = {
     "fcfs_cerberus": "cerberus-fcfs",
     "maxt_cerberus": "cerberus-maxt",
@@ -88,7 +88,7 @@ TABLE = (
 
 
 #: The dataset holding the six published workloads (instances/data/).
-DATASET = "cerberus-runs"
+DATASET = "cerberus"
 
 
 def workloads_folder(given: str | None) -> Path:

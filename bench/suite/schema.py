@@ -60,7 +60,7 @@ window (default 10; 0 = the whole queue), ``policy_options`` the mode and switch
 
 Relative paths are resolved against the suite file's folder. Wherever a file is taken
 (``workload``, a source's ``path`` / ``front``), a dataset reference works too: ``kth-sp2``,
-``cerberus-runs/maxt_cerberus``, ``zt-100-2/front`` (``schedbench data`` lists them; a file of
+``cerberus/maxt_cerberus``, ``zt-100-2/front`` (``schedbench data`` lists them; a file of
 that name next to the suite wins).
 """
 
