@@ -405,3 +405,9 @@ def test_data_show_and_path(capsys):
     assert "schedbench data fetch sdsc-sp2" in capsys.readouterr().err
     assert main(["data", "show", "nope"]) == 2
     assert "known datasets:" in capsys.readouterr().err
+
+
+def test_the_user_guide_names_every_dataset():
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "data.md").read_text()
+    for ds in datasets.catalogue().values():
+        assert f"`{ds.name}`" in guide, ds.name

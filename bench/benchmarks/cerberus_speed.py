@@ -1,6 +1,6 @@
 """Cerberus speed, measured side by side in one run (issue 13's targets).
 
-(a) The faithful reproduction of the six published runs (``../shared/cerberus``; generated
+(a) The faithful reproduction of the six published runs (the shipped dataset ``cerberus``; generated
     workloads of the same size when it is absent): wall time per run and in all, median of
     ``--repeats`` runs. Target: all six under 30 s.
 (b) Per-queue knapsack decisions on 10-job windows through ``timed_solve`` (latency as the
@@ -35,6 +35,7 @@ from tabulate import tabulate
 
 from schedbench.bench.reproduce.cerberus import RUNS
 from schedbench.bench.run.cerberus import cerberus_config, run_cerberus
+from schedbench.instances import datasets
 from schedbench.instances.cerberus import (
     load_cerberus_workload,
     published_workloads,
@@ -47,7 +48,7 @@ from schedbench.simcore.solver import timed_solve
 from schedbench.solvers.registry import warm_solver
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "cerberus"
+SHARED = datasets.path("cerberus")  # the six published workloads, shipped
 CORPUS = ROOT / "instances" / "decisions" / "cerberus-maxt-faithful-w10.jsonl"
 SOLVERS = ("dp", "cerberus-dp", "naive", "cpsat")
 
@@ -67,7 +68,7 @@ def part_a(repeats: int) -> None:
             r: load_cerberus_workload(f"cerberus:jobs=1185,seed={k + 1}")
             for k, r in enumerate(RUNS)
         }
-        where = "generated (../shared/cerberus absent)"
+        where = "generated (the dataset cerberus is missing: check `schedbench data`)"
     config = cerberus_config({"mode": "faithful"})
     rows, total = [], []
     times: dict[str, list[float]] = {r: [] for r in workloads}

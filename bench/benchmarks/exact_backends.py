@@ -50,6 +50,7 @@ from _machine import machine_line
 from _verdicts import record
 from tabulate import tabulate
 
+from schedbench.instances import datasets
 from schedbench.instances.knapsack_files import (
     KnownOptimum,
     read_front,
@@ -181,6 +182,19 @@ def part_b(seeds: int, budget: Budget, windows: tuple[int, ...]) -> None:
 
 
 KNAPSACK = Path(__file__).resolve().parents[2].parent / "shared" / "knapsack"
+#: The classics that ship with schedbench (datasets), read from the package, not from KNAPSACK.
+SHIPPED = {
+    "mknap1.txt": "or-mknap1",
+    "knapsack.100.2": "zt-100-2",
+    "knapsack.100.2.pareto": "zt-100-2/front",
+}
+
+
+def _knapsack(name: str) -> Path:
+    """A knapsack file: the shipped copy when there is one, else the one in KNAPSACK."""
+    return datasets.path(SHIPPED[name]) if name in SHIPPED else KNAPSACK / name
+
+
 CLASSIC_SOLVERS = ("cpsat", "mip-highs", "bnb")
 #: The OR-Library files of issue 17 target 4 (7 + 48 + 30 = 85 published optima).
 ORLIB_FILES = ("mknap1.txt", "mknap2.txt", "mknapcb1.txt")
@@ -273,7 +287,7 @@ def part_c(quick: bool, fronts_only: bool = False) -> None:
     """Issue 17 target 4: the OR-Library files present, Chu-Beasley stand-ins, Zitzler-Thiele."""
     print("\n(c) issue 17 target 4: exact backends that finish")
     print(f"{_load()}; CPU = this process's threads + the MIP worker process")
-    absent = [n for n in ORLIB_FILES + ZT_FILES if not (KNAPSACK / n).exists()]
+    absent = [n for n in ORLIB_FILES + ZT_FILES if not _knapsack(n).exists()]
     if absent:
         print(f"absent from {KNAPSACK}, not measured: {', '.join(absent)}")
     rows: list[list[str]] = []
@@ -281,8 +295,8 @@ def part_c(quick: bool, fronts_only: bool = False) -> None:
         _stand_in_front(quick)
         return
     for name in ORLIB_FILES:
-        if (KNAPSACK / name).exists():
-            known = read_knapsack_collection(KNAPSACK / name)
+        if _knapsack(name).exists():
+            known = read_knapsack_collection(_knapsack(name))
             _single_runs(f"{name} ({len(known)}, published)", known, quick, rows)
     # Stand-ins for mknapcb1 (never the real file): the Chu-Beasley recipe, our seeds.
     seeds = {0.25: 1, 0.5: 1, 0.75: 1} if quick else {0.25: 10, 0.5: 3, 0.75: 3}
@@ -314,7 +328,7 @@ def part_c(quick: bool, fronts_only: bool = False) -> None:
     )
     record_single_verdict(rows, absent)
     for name in ZT_FILES:
-        path, front_path = KNAPSACK / name, KNAPSACK / f"{name}.pareto"
+        path, front_path = _knapsack(name), _knapsack(f"{name}.pareto")
         if path.exists() and front_path.exists():
             zt_rows = _front_runs(
                 name + " (published front)",

@@ -10,7 +10,7 @@ measured as the peak resident set size of a child process, so imports and numpy 
 
 Issue 17 (target 5 and the conservative part of target 6), printed in a section of its own:
 FCFS + EASY >= 100,000 jobs/s in-process on a 188,000-job trace — on the largest real trace in
-../shared/traces (KTH-SP2, 28,480 jobs) and, since no trace there has 188,000 jobs, on a
+the shipped KTH-SP2 log (28,476 jobs) and, since no trace at hand has 188,000 jobs, on a
 188,000-job synthetic Lublin workload standing in for it (256 and 4,096 nodes; labelled
 STAND-IN; not with --quick) —, a 1,000,000-job Lublin workload under FCFS + EASY in < 60 s with
 peak memory < 1 GB (child process, from the memory run below), FCFS + conservative backfilling
@@ -53,6 +53,7 @@ from _machine import machine_line as _machine_line  # noqa: E402
 from _verdicts import record  # noqa: E402
 from reference_sim import simulate_reference  # noqa: E402
 
+from schedbench.instances import datasets  # noqa: E402
 from schedbench.instances.lublin import generate_lublin  # noqa: E402
 from schedbench.instances.swf import read_swf  # noqa: E402
 from schedbench.simcore.backfill import ConservativeBackfill  # noqa: E402
@@ -60,7 +61,7 @@ from schedbench.simcore.engine import SimOptions, simulate  # noqa: E402
 from schedbench.simcore.policies import NaivePolicy  # noqa: E402
 from schedbench.simcore.system import System  # noqa: E402
 
-KTH = ROOT.parent.parent / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"  # ROOT is bench/
+KTH = datasets.path("kth-sp2")  # shipped with the package (gzip SWF)
 TARGET_JOBS_PER_S = 10_000
 TARGET_PEAK_MB = 1024
 #: Issue 17: target 5 (FCFS + EASY jobs/s; the 1M-job run's seconds) and target 6 (conservative).

@@ -6,24 +6,21 @@ the 1M-job memory figure are in ``bench/sim_speed.py``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from schedbench.instances import datasets
 from schedbench.instances.lublin import generate_lublin
 from schedbench.simcore.engine import SimOptions, simulate
 from schedbench.simcore.policies import NaivePolicy
 from schedbench.simcore.system import System
 
-KTH = Path(__file__).resolve().parents[2] / "shared" / "traces" / "KTH-SP2-1996-2.1-cln.swf"
+KTH = datasets.path("kth-sp2")  # shipped with the package
 
 
 @pytest.mark.parametrize(
     ("priority", "backfill"), [("fcfs", "easy"), ("wfp", "easy"), ("fcfs", "conservative")]
 )
 def test_kth(benchmark, priority, backfill):
-    if not KTH.exists():
-        pytest.skip("../shared/traces not present")
     from schedbench.instances.swf import read_swf
 
     benchmark.group = "simulate: KTH-SP2 (28k jobs, 100 nodes)"

@@ -1,4 +1,4 @@
-"""``schedbench data``: the datasets (shipped in the package, or fetched into the cache folder).
+"""schedbench data: the datasets (shipped in the package, or fetched into the cache folder).
 
     schedbench data [--verify] [--wide]        list every dataset and check every local file
     schedbench data show NAME                  provenance, terms and files of one dataset
@@ -43,7 +43,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help=f"long texts on one line (default: wrapped to {WIDTH} columns)",
     )
-    actions = p.add_subparsers(dest="data_action", metavar="ACTION")
+    actions = p.add_subparsers(dest="data_action", metavar="[ACTION]")
     show = actions.add_parser("show", help="provenance, terms and files of one dataset")
     show.add_argument("name", metavar="NAME")
     where = actions.add_parser("path", help="print the local path of NAME or NAME/MEMBER")

@@ -1,6 +1,6 @@
 """``schedbench simulate``: one trace-driven simulation, written to a directory.
 
-    schedbench simulate --workload (SWF path | generator spec) [--system (preset | TOML)]
+    schedbench simulate --workload (SWF path | dataset name | generator spec) [--system (preset | TOML)]
         [--policy naive|window] [--solver NAME [--set k=v ...]] [--window N]
         [--priority fcfs|wfp] [--backfill easy|conservative|none]
         [--lifecycle classic|three-phase] [--out DIR] ...
@@ -55,8 +55,8 @@ def add_parser(sub: Any) -> None:
         "--workload",
         required=True,
         metavar="SPEC",
-        help="SWF file or generator spec, e.g. lublin:jobs=10000,nodes=256,seed=1; "
-        "transforms: +bbsched:S4 +arrivals:1.5 +head:1000",
+        help="SWF file, dataset (schedbench data: e.g. kth-sp2) or generator spec, e.g. "
+        "lublin:jobs=10000,nodes=256,seed=1; transforms: +bbsched:S4 +arrivals:1.5 +head:1000",
     )
     p.add_argument(
         "--system",
