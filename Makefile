@@ -63,7 +63,7 @@ test-deep: $(STAMP)
 
 # Every issue-17 figure in one go (each script prints its anchors, ratios and the target's
 # verdict; tens of minutes; QUICK=1 for the quick modes): frontier (targets 1, 3), dp_speed and
-# cerberus_speed (2), exact_backends (4: knapsack classics present in ../shared/knapsack),
+# cerberus_speed (2), exact_backends (4: the shipped knapsack classics, and any others in ../shared/knapsack),
 # sim_speed (5, conservative part of 6), suite_order (6). Each records its verdicts in
 # bench/benchmarks/figures/verdicts.json; the last step writes the performance table of docs/figures.md
 # from them (perf_table.py).

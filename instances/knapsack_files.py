@@ -10,7 +10,7 @@
   line, then ``m n`` (constraints first), the n profits, the m capacities, the m × n constraint
   matrix row by row, and the optimum. Lines holding anything but numbers (names, ``//`` or ``#``
   comments) are labels, not data. This layout is our reading of two independent public parsers
-  of that file (the file itself is not in ../shared here); :func:`read_knapsack_collection`
+  of that file (the file itself does not ship with the project); :func:`read_knapsack_collection`
   picks the layout from the first data line (one number: OR-Library ``mknap``; two: SAC-94).
 * Zitzler–Thiele (1999) multi-objective knapsack (``knapsack.100.2``): for each knapsack k a
   ``knapsack k:`` block with ``capacity: +C`` and, per item, ``weight: +w`` and ``profit: +p``.

@@ -411,3 +411,18 @@ def test_the_user_guide_names_every_dataset():
     guide = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "data.md").read_text()
     for ds in datasets.catalogue().values():
         assert f"`{ds.name}`" in guide, ds.name
+
+
+def test_package_code_reads_no_data_from_outside_the_repository():
+    """The data a command needs ships in the package; nothing reads ../shared (the benchmark
+    scripts of bench/benchmarks/ may, for files that do not ship)."""
+    root = Path(__file__).resolve().parent.parent
+    outside = re.compile(
+        r"""["']shared["']|\.\./shared/(traces|cerberus|knapsack|locality|bbsched)"""
+    )
+    for folder in ("simcore", "solvers", "instances", "bench"):
+        for path in (root / folder).rglob("*"):
+            if path.suffix not in (".py", ".toml", ".md") or "benchmarks" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            assert not outside.search(text), f"{path.relative_to(root)} reads outside the package"

@@ -86,6 +86,16 @@ def test_the_wheel_installs_one_namespace_and_no_tests_or_benchmarks(wheel):
     assert "schedbench/instances/examples/bbsched_table1.json" in names
     assert "schedbench/instances/decisions/theta-s2-wfp-w50.jsonl" in names
     assert "schedbench/simcore/py.typed" in names
+    # every shipped dataset file, its manifest and notes (instances/data/)
+    from schedbench.instances import datasets
+
+    data = "schedbench/instances/data/"
+    assert {data + "manifest.toml", data + "README.md", data + "__init__.py"} <= set(names)
+    stored = {
+        data + f.stored for ds in datasets.catalogue().values() if ds.shipped for f in ds.files
+    }
+    assert stored <= set(names), sorted(stored - set(names))
+    assert not [n for n in names if n.startswith(data) and n.endswith(".part")]
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = wheel.read(entry_points).decode()
     assert "schedbench = schedbench.bench.cli:main" in text
