@@ -415,6 +415,7 @@ class FileCheck:
     path: Path
     status: Status
     detail: str = ""
+    sha256: str = ""  # of the local file, when it was read
 
     @property
     def failed(self) -> bool:
@@ -437,31 +438,29 @@ def check_file(ds: Dataset, f: DataFile, *, deep: bool = False) -> FileCheck:
     of the uncompressed original too."""
     local = ds.local(f)
 
-    def verdict(status: Status, detail: str = "") -> FileCheck:
-        return FileCheck(ds.name, f.name, local, status, detail)
+    def verdict(status: Status, detail: str = "", sha256: str = "") -> FileCheck:
+        return FileCheck(ds.name, f.name, local, status, detail, sha256)
 
     if not local.is_file():
         return verdict("missing" if ds.shipped else "not fetched")
     expected = f.sha256 or seen_sha256(local)
     if expected is None:
-        return verdict("unpinned", f"sha256 {sha256_of(local)} (no pin to check against)")
+        got = sha256_of(local)
+        return verdict("unpinned", "no sha256 to check it against", got)
     if f.size is not None and local.stat().st_size != f.size:
         return verdict("mismatch", f"size {local.stat().st_size:,} bytes, expected {f.size:,}")
     got = sha256_of(local)
     if got != expected:
         if f.sha256 is not None and seen_sha256(local) == got:
-            return verdict(
-                "overridden", f"sha256 {got}: the one given at fetch, not the pin {f.sha256}"
-            )
-        return verdict("mismatch", f"sha256 {got}, expected {expected}")
+            return verdict("overridden", f"the sha256 given at fetch, not the pin {f.sha256}", got)
+        return verdict("mismatch", f"sha256 {got}, expected {expected}", got)
     if deep and f.original_sha256 is not None:
         original = hashlib.sha256(read_bytes(local)).hexdigest()
         if original != f.original_sha256:
             return verdict(
-                "mismatch", f"uncompressed sha256 {original}, expected {f.original_sha256}"
+                "mismatch", f"uncompressed sha256 {original}, expected {f.original_sha256}", got
             )
-    pinned = "" if f.sha256 else " (recorded at fetch; no published pin)"
-    return verdict("ok", pinned)
+    return verdict("ok", "" if f.sha256 else "recorded at fetch; no published pin", got)
 
 
 def verify(names: Iterable[str] | None = None, *, deep: bool = False) -> list[FileCheck]:

@@ -114,8 +114,9 @@ def run_list(args: argparse.Namespace) -> int:
     if args.verify:
         print()
         for c in checks:
-            detail = f" {c.detail}" if c.detail else ""
-            print(f"{c.status:<11} {c.dataset}/{c.file}: {c.path}{detail}")
+            digest = f" sha256 {c.sha256}" if c.sha256 and not c.failed else ""
+            detail = f" ({c.detail})" if c.detail else ""
+            print(f"{c.status:<11} {c.dataset}/{c.file}: {c.path}{digest}{detail}")
     local = [c for c in checks if c.status not in ("not fetched",)]
     failed = [c for c in checks if c.failed]
     print(
