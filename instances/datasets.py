@@ -1,5 +1,5 @@
 """Datasets by name: the data files shipped inside the package and the larger public traces
-fetched on demand (``schedbench data``; docs/data.md).
+fetched on demand (``schedbench data``; docs/guide/data.md).
 
 One manifest, ``instances/data/manifest.toml``, lists every dataset: its name, what it is, its
 files with size and sha256 (of the stored bytes, and of the uncompressed original where the

@@ -10,7 +10,7 @@ The listing checks every shipped and fetched file against its sha256 in the mani
 the gzip files and prints one line per file. Exit status: 0 all files check; 1 a file is
 missing or does not match (named on stderr), or a download failed; 2 bad input (unknown
 dataset, a dataset not fetched yet, an unpinned fetch without ``--sha256`` or
-``--accept-unpinned``). docs/data.md says more.
+``--accept-unpinned``). docs/guide/data.md says more.
 """
 
 from __future__ import annotations
