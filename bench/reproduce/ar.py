@@ -8,7 +8,8 @@ Two forms (issue 14, items 7 and 8):
   serves the CSV's requests (``id, arrival_s, ready_s, duration_s, deadline_s, pes``) with a fit
   policy (``ff, pe-b, pe-w, du-b, du-w, pedu-b, pedu-w``) or any solver of the ``reservation``
   kind (``reservation-cpsat``, a plug-in) and writes ``DIR/decisions.csv`` (``id, accepted,
-  start_s, pe_ids``; accepted 1/0, PE ids space-separated, start and PEs empty when rejected)
+  start_s, pe_ids, arrival_s, end_s, deadline_s``; accepted 1/0, PE ids space-separated, start,
+  PEs and end empty when rejected; ``schedbench plot gantt|usage DIR`` draws it)
   and ``DIR/summary.csv`` (``acceptance, mean_slowdown, utilisation``). ``--swf TRACE`` instead
   of ``--requests`` takes the requests from an SWF trace (``--artime``, ``--deadline``,
   ``--af``, ``--seed``). A request that is not valid on the machine is named on stderr and
@@ -308,16 +309,19 @@ def _serve_named(
 
 
 def write_decisions(result: ReservationRun, path: Path) -> None:
-    """``id, accepted, start_s, pe_ids`` in service order (arrival, id)."""
+    """``id, accepted, start_s, pe_ids, arrival_s, end_s, deadline_s`` in service order
+    (arrival, id); the last three let the schedule be drawn from this file alone."""
 
     def write(fh: Any) -> None:
         out = csv.writer(fh, lineterminator="\n")
-        out.writerow(["id", "accepted", "start_s", "pe_ids"])
+        out.writerow(["id", "accepted", "start_s", "pe_ids", "arrival_s", "end_s", "deadline_s"])
         for o in result.outcomes:
-            if o.accepted:
-                out.writerow([o.request.id, 1, o.start, " ".join(map(str, o.pe_ids))])
+            r = o.request
+            if o.accepted and o.start is not None:
+                pes = " ".join(map(str, o.pe_ids))
+                out.writerow([r.id, 1, o.start, pes, r.arrival, o.start + r.duration, r.deadline])
             else:
-                out.writerow([o.request.id, 0, "", ""])
+                out.writerow([r.id, 0, "", "", r.arrival, "", r.deadline])
 
     atomic_write(path, write, text=True)
 
