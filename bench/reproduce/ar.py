@@ -52,6 +52,7 @@ from scipy.stats import kendalltau
 
 from schedbench.bench._io import atomic_write
 from schedbench.bench.progress import progress
+from schedbench.bench.report.style import series_style
 from schedbench.instances.ar_workload import (
     PAPER_PES,
     generate_ar_requests,
@@ -742,12 +743,13 @@ def draw_figures(
         fig = Figure(figsize=(6.4, 4.2))
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        for p in policies:
+        for k, p in enumerate(policies):
             pts = [r for r in sub if r["policy"] == p]
             xs = list(range(len(pts))) if experiment == "flex" else [xof(r) for r in pts]
             ys = [r[metric] for r in pts]
             err = [0.0 if math.isnan(r[f"{metric}_ci95"]) else r[f"{metric}_ci95"] for r in pts]
-            ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(p, p))
+            style = series_style(k).line()
+            ax.errorbar(xs, ys, yerr=err, ms=3, capsize=2, label=LABELS.get(p, p), **style)
         if experiment == "flex":
             pts = [r for r in sub if r["policy"] == policies[0]]
             ax.set_xticks(list(range(len(pts))), [_flex_label(r) for r in pts])
@@ -781,7 +783,8 @@ def draw_figures(
                 for _s, items in bounded
             ]
             lowest = min([lowest, *ys])
-            ax.bar([x + k * width for x in range(len(bounded))], ys, width, label=LABELS.get(p, p))
+            xs = [x + k * width for x in range(len(bounded))]
+            ax.bar(xs, ys, width, label=LABELS.get(p, p), **series_style(k).bar())
         ax.set_xticks(
             [x + 0.4 - width / 2 for x in range(len(bounded))], labels, rotation=60, fontsize=6
         )
