@@ -32,7 +32,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,22 +89,11 @@ class JobFile:
     file: str
     writer: str
     columns: tuple[str, ...]
+    #: (path, rows, metrics.json) -> the pictures' columns, placement and unit
+    read: Callable[[Path, list[dict[str, str]], dict[str, Any]], _Read]
 
     def expected(self) -> str:
         return f"{self.file} with {', '.join(self.columns)} ({self.writer})"
-
-
-#: Every per-job file format the pictures read, in the order they are tried.
-JOB_FILES: tuple[JobFile, ...] = (
-    JobFile("jobs.csv", "schedbench simulate, suite runs", ("submit", "start", "end", "nodes")),
-    JobFile(
-        "jobs.csv",
-        "Cerberus simulate, reproduce cerberus",
-        ("submit_s", "cores", "run_start_s", "exec_end_s", "complete_s"),
-    ),
-    JobFile("jobs.csv", "reproduce locality", ("submit_s", "start_s", "end_s", "node", "cores")),
-    JobFile("decisions.csv", "reproduce ar --requests", ("start_s", "end_s", "pe_ids")),
-)
 
 
 def _float(text: str | None) -> float:
@@ -162,13 +151,7 @@ def load_run(path: str | Path) -> RunData:
         raise PlotError(f"{folder}: no per-job file; expected {expected}")
     fmt, rows = found
     doc = _read_json(folder / "metrics.json")
-    jobs_path = folder / fmt.file
-    reader = {
-        "submit": _engine_jobs,
-        "submit_s": _cerberus_jobs if "run_start_s" in fmt.columns else _locality_jobs,
-        "start_s": _reservation_jobs,
-    }[fmt.columns[0]]
-    read = reader(jobs_path, rows, doc)
+    read = fmt.read(folder / fmt.file, rows, doc)
     cols = read.cols
     cols.setdefault("status", np.array([""] * len(rows), dtype=object))
     cols.setdefault("user", np.full(len(rows), -1, dtype=np.int64))
@@ -352,6 +335,35 @@ def _reservation_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any
         blocks.append([(int(b[0]), int(b.size)) for b in np.split(ids, cut) if b.size])
     total = max((max(p) + 1 for p in pes if p), default=0)
     return _Read(cols, unit="PE", total=total, blocks=blocks, placement="as reserved")
+
+
+#: Every per-job file format the pictures read, in the order they are tried.
+JOB_FILES: tuple[JobFile, ...] = (
+    JobFile(
+        "jobs.csv",
+        "schedbench simulate, suite runs",
+        ("submit", "start", "end", "nodes"),
+        _engine_jobs,
+    ),
+    JobFile(
+        "jobs.csv",
+        "Cerberus simulate, reproduce cerberus",
+        ("submit_s", "cores", "run_start_s", "exec_end_s", "complete_s"),
+        _cerberus_jobs,
+    ),
+    JobFile(
+        "jobs.csv",
+        "reproduce locality",
+        ("submit_s", "start_s", "end_s", "node", "cores"),
+        _locality_jobs,
+    ),
+    JobFile(
+        "decisions.csv",
+        "reproduce ar --requests",
+        ("start_s", "end_s", "pe_ids"),
+        _reservation_jobs,
+    ),
+)
 
 
 def units_in_use(
