@@ -195,6 +195,9 @@ def test_gantt_draws_reservations_on_the_pes_they_hold(tmp_path):
         assert held == {int(x) for x in row["pe_ids"].split()}
         assert (row["accepted"] == "0") == (run.jobs["status"][rows.index(row)] == "rejected")
     assert any(r["accepted"] == "0" for r in rows)  # the rejected one has no block
+    # a stream of seconds is drawn in seconds, its deadlines marked
+    ax = sp.gantt_figure([run]).axes[0]
+    assert ax.get_xlabel().endswith("(s)") and "deadline" in ax.get_legend_handles_labels()[1]
     assert main(["plot", "gantt", str(out)]) == 0 and main(["plot", "usage", str(out)]) == 0
 
 

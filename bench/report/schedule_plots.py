@@ -487,6 +487,21 @@ def _bb_colors(bb: np.ndarray) -> np.ndarray:
     )
 
 
+def time_unit(runs: Sequence[RunData]) -> tuple[float, str]:
+    """The time axis' unit for the longest of ``runs``: hours from two hours on, minutes from two
+    minutes on, else seconds (a replayed reservation stream of minutes reads badly in hours).
+    ``--from`` / ``--to`` stay in hours."""
+    span = 0.0
+    for run in runs:
+        times = np.concatenate([run.jobs["start"], run.jobs["end"], run.usage_t])
+        times = times[np.isfinite(times)]
+        if times.size:
+            span = max(span, float(times.max()) - run.t0)
+    if span >= 2 * 3600:
+        return 3600.0, "h"
+    return (60.0, "min") if span >= 120 else (1.0, "s")
+
+
 def _select(
     run: RunData, t_from: float | None, t_to: float | None, max_jobs: int
 ) -> tuple[np.ndarray, str]:
@@ -511,7 +526,13 @@ def _select(
 
 
 def _draw_gantt(
-    ax: Any, run: RunData, color: str, t_from: float | None, t_to: float | None, max_jobs: int
+    ax: Any,
+    run: RunData,
+    color: str,
+    t_from: float | None,
+    t_to: float | None,
+    max_jobs: int,
+    unit: tuple[float, str] = (3600.0, "h"),
 ) -> None:
     from matplotlib.collections import PolyCollection
 
@@ -534,9 +555,9 @@ def _draw_gantt(
         color = "job (the workload has no user ids)"
     verts, faces = [], []
     for j in chosen:
-        s = (jobs["start"][j] - run.t0) / 3600
+        s = (jobs["start"][j] - run.t0) / unit[0]
         e_abs = jobs["end"][j] if not math.isnan(jobs["end"][j]) else horizon
-        e = (e_abs - run.t0) / 3600
+        e = (e_abs - run.t0) / unit[0]
         for first, count in blocks[j]:
             verts.append([(s, first), (e, first), (e, first + count), (s, first + count)])
             faces.append(palette[j])
@@ -550,11 +571,17 @@ def _draw_gantt(
             en, lr = jobs["end"][j], jobs.get("last_release", jobs["end"])[j]
             if fa < st:
                 ax.plot(
-                    [(fa - run.t0) / 3600, (st - run.t0) / 3600], [y, y], color="tab:orange", lw=0.8
+                    [(fa - run.t0) / unit[0], (st - run.t0) / unit[0]],
+                    [y, y],
+                    color="tab:orange",
+                    lw=0.8,
                 )
             if lr > en:
                 ax.plot(
-                    [(en - run.t0) / 3600, (lr - run.t0) / 3600], [y, y], color="tab:green", lw=0.8
+                    [(en - run.t0) / unit[0], (lr - run.t0) / unit[0]],
+                    [y, y],
+                    color="tab:green",
+                    lw=0.8,
                 )
     for key, marker, col, what in (
         ("deadline", "|", "red", "deadline"),
@@ -562,7 +589,7 @@ def _draw_gantt(
     ):
         if key in jobs:
             xs = [
-                (jobs[key][j] - run.t0) / 3600
+                (jobs[key][j] - run.t0) / unit[0]
                 for j in chosen
                 if blocks[j] and not math.isnan(jobs[key][j])
             ]
@@ -571,9 +598,11 @@ def _draw_gantt(
             ]
             if xs:
                 ax.scatter(xs, ys, marker=marker, color=col, s=12, label=what, zorder=3)
+    if color != "phase" and ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper right")
     ax.autoscale_view()
     ax.set_ylim(0, run.nodes)
-    ax.set_xlabel(f"time since the {run.origin} (h)")
+    ax.set_xlabel(f"time since the {run.origin} ({unit[1]})")
     ax.set_ylabel(f"{run.unit} (of {run.nodes:,}; {run.placement})")
     _label(ax, f"{run.label}: jobs on {run.unit}s, coloured by {color}{note}", run.caption, -0.16)
     if color == "phase":
@@ -604,7 +633,7 @@ def gantt_figure(
     fig = _figure(7.5 * len(runs), 5.0)
     axes = fig.subplots(1, len(runs), squeeze=False, sharex=True)[0]
     for ax, run in zip(axes, runs, strict=True):
-        _draw_gantt(ax, run, color, t_from, t_to, max_jobs)
+        _draw_gantt(ax, run, color, t_from, t_to, max_jobs, time_unit(runs))
     fit_inside(fig)
     return fig
 
@@ -653,9 +682,9 @@ def queue_length(run: RunData) -> tuple[np.ndarray, np.ndarray]:
     return instants, np.cumsum(np.bincount(at, weights=steps, minlength=instants.size))
 
 
-def _draw_usage(axes: Sequence[Any], run: RunData) -> None:
+def _draw_usage(axes: Sequence[Any], run: RunData, unit: tuple[float, str] = (3600.0, "h")) -> None:
     top, bottom = axes
-    hours = (run.usage_t - run.t0) / 3600
+    hours = (run.usage_t - run.t0) / unit[0]  # in the figure's time unit
     series = [
         (f"{run.unit}s", 0, run.nodes),
         ("burst buffer", 1, run.bb_gb),
@@ -669,13 +698,13 @@ def _draw_usage(axes: Sequence[Any], run: RunData) -> None:
     top.set_ylabel("in use (% of capacity)")
     top.legend(fontsize=7, loc="upper right")
     t, q = queue_length(run)
-    th, qq = _reduce((t - run.t0) / 3600, q)
+    th, qq = _reduce((t - run.t0) / unit[0], q)
     bottom.step(th, qq, where="post", color="tab:purple", lw=0.9)
     bottom.set_ylabel("queue length (jobs)")
-    bottom.set_xlabel(f"time since the {run.origin} (h)")
+    bottom.set_xlabel(f"time since the {run.origin} ({unit[1]})")
     for ax in axes:
         if run.window is not None:
-            lo, hi = ((w - run.t0) / 3600 for w in run.window)
+            lo, hi = ((w - run.t0) / unit[0] for w in run.window)
             ax.axvspan(lo, hi, color="0.9", zorder=0, label="_measurement window")
     top.set_title(f"{run.label}: resources in use and queue (grey: measurement window)", fontsize=9)
     bottom.text(0.0, -0.3, run.caption, transform=bottom.transAxes, fontsize=7, va="top")
@@ -686,7 +715,7 @@ def usage_figure(runs: Sequence[RunData]) -> Any:
     fig = _figure(7.5 * len(runs), 5.5)
     grid = fig.subplots(2, len(runs), squeeze=False, sharex="col")
     for i, run in enumerate(runs):
-        _draw_usage(grid[:, i], run)
+        _draw_usage(grid[:, i], run, time_unit(runs))
     fit_inside(fig)
     return fig
 
