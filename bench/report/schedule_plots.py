@@ -12,7 +12,8 @@ usage.csv, the units in use are summed from its jobs; where it wrote no metrics.
 machine is what the jobs used.
 
 Gantt conventions (after evalys): one rectangle per job and per contiguous block of the nodes it
-ran on, time on x (hours since the first submission), node index on y. The simulator counts
+ran on, time on x (since the first submission, in seconds, minutes or hours by the run's span:
+:func:`time_unit`), node index on y. The simulator counts
 nodes and does not name them, so the chart places each job on the lowest-numbered nodes free
 when it starts (any placement with these counts is a valid one; this one keeps jobs compact).
 Colours: by user (``--color user``, the default), by burst-buffer request (``bb``, grey = none),
