@@ -18,7 +18,7 @@ Noise floor (wall-time metrics)
     For a wall-time metric (:func:`is_wall_time`: the latency statistics, the simulations'
     decision latencies, the knapsack solver time) a change counts — as a regression or as an
     improvement — only when it exceeds *both* the relative floor (``--latency-noise-pct``,
-    default 10 % of BASE) *and* the absolute one (``--latency-noise-ms``, default 5 ms); a
+    default 20 % of BASE) *and* the absolute one (``--latency-noise-ms``, default 5 ms); a
     smaller one is ``ok (noise)``. ``0`` for both turns the floor off. Simulated times (waits,
     makespans) are deterministic and have no floor.
 
@@ -103,8 +103,9 @@ Verdict = Literal["ok", "regressed", "improved", "missing"]
 _REL_TOL = 1e-9
 
 
-#: The default noise floor of wall-time metrics: 10 % of BASE and 5 ms, both to be exceeded.
-NOISE_PCT = 10.0
+#: The default noise floor of wall-time metrics: 20 % of BASE and 5 ms, both to be exceeded
+#: (two quick-suite runs on a busy 2-core machine differ by up to ~15 % at 60 ms).
+NOISE_PCT = 20.0
 NOISE_MS = 5.0
 
 
