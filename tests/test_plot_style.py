@@ -75,3 +75,12 @@ def test_the_kiviat_caption_and_the_report_footer_do_not_overlap():
     for label in fig.axes[0].get_xticklabels():
         box = label.get_window_extent(renderer)
         assert not box.overlaps(a) and not box.overlaps(b)
+
+
+def test_a_long_scenario_name_is_wrapped_to_the_kiviat_chart_width():
+    name = "theta-S4-lublin2k/lublin:jobs=2000,nodes=4392,seed=1+bbsched:S4,seed=1+arrivals:2" * 2
+    fig = html.kiviat_figure(name, ["a", "b", "c"], {"x": [1.0, 1.0, 1.0]}, "x")[0]
+    fig.savefig(io.BytesIO(), format="png")
+    title = fig.axes[0].title
+    assert "\n" in title.get_text()
+    assert title.get_window_extent(fig.canvas.get_renderer()).width <= fig.bbox.width

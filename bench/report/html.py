@@ -253,7 +253,7 @@ def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, 
             ax.scatter(xs, ys, s=28, alpha=0.8, label=solver, zorder=3, **series_style(i).points())
     ax.set_xlabel(str(names[0]) if names else "objective 1 (maximised)")
     ax.set_ylabel(str(names[1]) if names and len(names) > 1 else "objective 2 (maximised)")
-    ax.set_title(name)
+    fit_text(ax.set_title(name), fig.bbox.width)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     alt = f"Pareto sets on {name} over the exact front of {len(exact)} points; " + ", ".join(found)
@@ -293,7 +293,7 @@ def kiviat_figure(
     ax.set_ylim(0.0, KIVIAT_MAX * 1.02)
     ax.set_rlabel_position(math.degrees(angles[1]) / 2 if len(angles) > 1 else 0.0)
     ax.set_yticks([0.5, 1.0, 1.5, 2.0], ["0.5", "1", "1.5", "2"], fontsize=7)
-    ax.set_title(scenario, pad=18)
+    fit_text(ax.set_title(scenario, pad=18), fig.bbox.width)  # a scenario name can be long
     ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
     caption = add_below(
         fig,
