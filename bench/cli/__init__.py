@@ -39,6 +39,7 @@ from schedbench.bench.cli import (
     solvers,
     table,
 )
+from schedbench.bench.cli._common import plain_help
 from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
@@ -69,6 +70,7 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="show what solver libraries print (banners, logs) on stderr",
         )
+    plain_help(p)  # descriptions come from docstrings written in reST
     return p
 
 

@@ -9,7 +9,7 @@ DIR holds the six input workloads (``../shared/cerberus/`` by default; its READM
 run used which). Writes
 
 * ``OUT/<run>/jobs.csv`` (one row per job: submit, phase starts and ends, waits, response),
-  ``metrics.json``, ``knapsack_calls.csv`` (and ``decisions.jsonl`` with
+  ``usage.csv``, ``metrics.json``, ``knapsack_calls.csv`` (and ``decisions.jsonl`` with
   ``--record-decisions``) for the runs ``fcfs_cerberus``, ``maxt_cerberus``, ``maxp_cerberus``,
   ``cerberus_1d``, ``onephase_bb``, ``onephase_io``;
 * ``OUT/summary.csv`` — the metrics per published run;
