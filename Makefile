@@ -101,8 +101,13 @@ docs: $(STAMP)
 figures: $(STAMP)
 	$(BIN)/python bench/benchmarks/figures.py $(if $(QUICK),--quick,)
 
+# pytest-benchmark: the dp and simulator kernels and the decision families of SUITES (default
+# bench/suites/quick.toml; several separated by spaces), each family one group, in a table that
+# fits 100 columns (bench/benchmarks/conftest.py says how, and which pytest options change it).
+SUITES ?=
 bench-pytest: $(STAMP)
-	$(BIN)/python -m pytest bench/benchmarks --benchmark-enable -p no:cacheprovider
+	$(BIN)/python -m pytest bench/benchmarks --benchmark-enable -p no:cacheprovider \
+		$(foreach s,$(SUITES),--suite $(s))
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

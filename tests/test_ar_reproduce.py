@@ -46,11 +46,11 @@ def test_replay_writes_decisions_and_summary_exactly(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "request 4: rejected at load: ready 0 before arrival 1" in captured.err
     assert rows(out / "decisions.csv") == [
-        ["id", "accepted", "start_s", "pe_ids"],
-        ["1", "1", "0", "0 1"],
-        ["2", "1", "0", "2 3"],
-        ["3", "0", "", ""],
-        ["4", "0", "", ""],
+        ["id", "accepted", "start_s", "pe_ids", "arrival_s", "end_s", "deadline_s"],
+        ["1", "1", "0", "0 1", "0", "10", "100"],
+        ["2", "1", "0", "2 3", "0", "10", "100"],
+        ["3", "0", "", "", "0", "", "15"],
+        ["4", "0", "", "", "1", "", "30"],
     ]
     summary = rows(out / "summary.csv")
     assert summary[0] == ["acceptance", "mean_slowdown", "utilisation"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,68 @@ def test_table_compares_solvers(capsys):
     assert "front 2/2" in out  # exact solvers on Table 1
     assert "front 0/2" in out  # naive misses the front on Table 1
     assert "declined" in out  # exhaustive on w = 100
+
+
+def _blocks(out):
+    """The rows of each problem's table in ``schedbench table`` output: {file: {solver: row}}."""
+    blocks, current = {}, None
+    for line in out.splitlines():
+        if line.startswith("problem "):
+            current = blocks.setdefault(line.split()[1], {})
+        elif current is not None and line and not line.startswith(("solver", "---", " ")):
+            name, _, rest = line.partition(" ")
+            current[name] = rest.strip()
+        elif not line:
+            current = None
+    return blocks
+
+
+def test_table_shows_each_kinds_answer_and_only_solvers_of_that_kind(capsys):
+    from schedbench.instances.problem_files import load_problem
+    from schedbench.simcore.problem import Budget
+    from schedbench.solvers import registry
+
+    files = {
+        k: EXAMPLES / f
+        for k, f in (
+            ("placement", "locality_placement.json"),
+            ("reservation", "ar_reservation.json"),
+        )
+    }
+    code, out, _ = run(capsys, "table", *(str(f) for f in files.values()))
+    assert code == 0 and "declined" not in out
+    blocks = _blocks(out)
+    for kind, path in files.items():
+        rows = blocks[path.name]
+        assert sorted(rows) == sorted(registry.solvers_for(kind))  # kind-matched rows only
+        problem = load_problem(path)
+        for name, row in rows.items():
+            d = registry.make_solver(name).solve(problem, Budget(deadline_s=10))
+            if kind == "reservation":
+                assert d.accepted
+                shown = re.search(r"start (\d+) on PEs ([\d,-]+)", row)
+                assert shown and int(shown[1]) == d.start, row
+                pes = set()
+                for part in shown[2].split(","):
+                    lo, _, hi = part.partition("-")
+                    pes |= set(range(int(lo), int(hi or lo) + 1))
+                assert pes == set(d.pe_set), row
+            else:
+                assert f"node {int(problem.node_ids[d.node])} at t={d.start:g}" in row, row
+    # the answers differ where solvers differ: not one objective value for all
+    answers = {
+        re.search(r"start .*? on PEs \S+", r)[0] for r in blocks["ar_reservation.json"].values()
+    }
+    assert len(answers) > 1
+
+
+def test_table_names_a_requested_solver_of_another_kind_instead_of_a_declined_row(capsys):
+    code, out, _ = run(
+        capsys, "table", str(EXAMPLES / "ar_reservation.json"), "--solver", "dp", "--solver", "ff"
+    )
+    assert code == 0
+    assert list(_blocks(out)["ar_reservation.json"]) == ["ff"]
+    assert "not of the reservation kind, not run: dp" in out
 
 
 def test_check_solver_passes_builtin_and_fails_broken(capsys):

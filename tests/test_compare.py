@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from schedbench.bench.cli import main as cli_main
 from schedbench.bench.report.compare import (
     CompareError,
     Threshold,
@@ -321,6 +322,88 @@ def test_simulation_metric_gate(stores) -> None:
     # metrics (jobs_total) have no direction and are not compared.
     metrics = {e.metric for e in result.entries}
     assert metrics == {"node_usage", "wait_mean_s", "failures"}
+
+
+# -- the noise floor of wall-time metrics ------------------------------------------------------
+
+LATENCY_GATES = ["latency_median_s:5%", "latency_p95_s:5%", "latency_max_s:5%", "latency_sgm_s:5%"]
+
+
+def jittered_rows(seed: int, *, scale: float = 1.0) -> list[dict[str, Any]]:
+    """Two runs of the same quick suite: sub-millisecond solves, decision latencies of the
+    simulations, each drawn with up to 3x timer and scheduler jitter."""
+    import random
+
+    rng = random.Random(seed)
+    rows = [
+        decision_cell(f"w{i}", solver=s, latency=scale * rng.uniform(0.0002, 0.0009))
+        for s in ("naive", "dp", "cpsat")
+        for i in range(6)
+    ]
+    for rep in range(2):
+        sim = sim_cell("S4", rep, 0.8)
+        sim["metrics"]["decision_latency_median_s"] = scale * rng.uniform(0.0001, 0.0004)
+        sim["metrics"]["decision_latency_max_s"] = scale * rng.uniform(0.001, 0.003)
+        rows.append(sim)
+    return rows
+
+
+def test_two_runs_differing_by_sub_millisecond_jitter_gate_clean(stores, capsys) -> None:
+    base, head = stores(jittered_rows(1), jittered_rows(2))
+    gates = [*LATENCY_GATES, "decision_latency_max_s:5%", "decision_latency_median_s:5%"]
+    assert main(base, head, gates) == 0
+    out = capsys.readouterr().out
+    assert "ok (noise)" in out and "REGRESSED" not in out
+    assert "noise floor: a change counts above 20 % and 5 ms" in out
+    # the floor is what let them pass: without it the same stores fail
+    assert main(base, head, gates, noise_pct=0, noise_ms=0) == 1
+
+
+def test_a_real_2x_slowdown_of_a_100_ms_latency_is_caught(stores, capsys) -> None:
+    base, head = stores(base_rows(latency=0.1), base_rows(latency=0.2))
+    assert main(base, head, LATENCY_GATES) == 1
+    out = capsys.readouterr().out
+    assert "latency_median_s" in next(line for line in out.splitlines() if "worse by" in line)
+    # and the same change the other way round is an improvement, not noise
+    result = compare(_rows(head), _rows(base), parse_thresholds(LATENCY_GATES))
+    assert entry(result, "latency_median_s").verdict == "improved"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "counts"),
+    [
+        (1.0, 1.008, False),  # +8 ms: above 5 ms but under 20 % of 1 s
+        (0.002, 0.006, False),  # x3: above 20 % but under 5 ms
+        (0.1, 0.13, True),  # +30 ms and +30 %: both exceeded
+    ],
+)
+def test_a_latency_change_counts_only_above_both_floors(stores, before, after, counts) -> None:
+    base, head = stores(base_rows(latency=before), base_rows(latency=after))
+    result = compare(_rows(base), _rows(head), parse_thresholds(["latency_median_s:0"]))
+    e = entry(result, "latency_median_s")
+    assert e.verdict == ("regressed" if counts else "ok") and e.within_noise != counts
+
+
+def test_the_noise_floor_is_set_on_the_command_line(stores, capsys) -> None:
+    base, head = stores(base_rows(latency=0.1), base_rows(latency=0.13))  # +30 ms, +30 %
+    argv = ["compare", str(base), str(head), "--fail", "latency_median_s:0"]
+    assert cli_main(argv) == 1
+    assert cli_main([*argv, "--latency-noise-pct", "35"]) == 0
+    assert cli_main([*argv, "--latency-noise-ms", "40"]) == 0
+    capsys.readouterr()
+    assert cli_main([*argv, "--latency-noise-ms", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--latency-noise-ms" in err
+
+
+def test_simulated_times_have_no_noise_floor(stores) -> None:
+    base_sim = [sim_cell("S1", 0, 0.8)]
+    head_sim = [sim_cell("S1", 0, 0.8)]
+    head_sim[0]["metrics"]["wait_mean_s"] = 100.001  # simulated: any change is a change
+    base, head = stores(base_sim, head_sim)
+    result = compare(_rows(base), _rows(head), parse_thresholds(["wait_mean_s:0"]))
+    e = next(e for e in result.entries if e.metric == "wait_mean_s")
+    assert e.verdict == "regressed" and not e.within_noise
 
 
 # -- bad input --------------------------------------------------------------------------------

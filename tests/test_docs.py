@@ -300,7 +300,7 @@ def test_marks_and_fences_are_read(tmp_path: Path) -> None:
     )
     got = blocks_of(doc)
     assert [(b.lang, b.mark, b.arg) for b in got] == [("sh", "exit", "2"), ("python", "", "")]
-    assert _commands(got[0].text) == ["false   x  # c"]
+    assert _commands(got[0].text) == ["false    x  # c"]
     assert got[1].text == "print(1)\n"
 
 

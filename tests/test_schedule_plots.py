@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import csv
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -120,3 +123,130 @@ def test_the_suite_report_shows_schedules(tmp_path, capsys):
     assert main(["run", str(suite), "--store", str(tmp_path / "p.sqlite"), "--no-progress"]) == 0
     page = (tmp_path / "pics-report.html").read_text()
     assert 'data-plot="gantt"' in page and 'data-plot="usage"' in page
+
+
+# -- run folders of every core ------------------------------------------------------------------
+def _csv_rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _numbers(rows, key):
+    return np.array([float(r[key]) if r[key] else np.nan for r in rows])
+
+
+@pytest.mark.parametrize("policy", ["cerberus-maxp", "one-phase-io"])
+def test_gantt_and_usage_draw_a_cerberus_simulate_folder(tmp_path, policy):
+    out = tmp_path / policy
+    argv = ["simulate", "--workload", "cerberus:jobs=30,seed=1", "--policy", policy]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    rows = _csv_rows(out / "jobs.csv")
+    run = sp.load_run(out)
+    machine = json.loads((out / "metrics.json").read_text())["config"]["machine"]
+    assert run.unit == "core" and run.nodes == machine["cores"]
+    np.testing.assert_array_equal(run.jobs["start"], _numbers(rows, "run_start_s"))
+    np.testing.assert_array_equal(run.jobs["nodes"], _numbers(rows, "cores"))
+    three = policy == "cerberus-maxp"
+    end = _numbers(rows, "exec_end_s" if three else "complete_s")
+    np.testing.assert_array_equal(run.jobs["end"], end)
+    assert ("first_alloc" in run.jobs) == three
+    # the simulator's own samples: never more cores in use than the machine has
+    assert run.usage.size and np.nanmax(run.usage[:, 0]) <= run.nodes
+    for picture in ("gantt", "usage"):
+        assert main(["plot", picture, str(out)]) == 0
+        assert (out / f"{picture}.png").read_bytes().startswith(PNG)
+
+
+def test_gantt_draws_a_locality_reproduction_on_the_nodes_jobs_ran_on(tmp_path):
+    from schedbench.instances.locality_io import generate_locality, write_locality
+
+    wl = write_locality(
+        generate_locality(jobs=120, nodes=3, days=1, users=4, seed=3), tmp_path / "w"
+    )
+    argv = ["reproduce", "locality", "--workload", str(wl), "--system", "locality:3"]
+    out = tmp_path / "loc"
+    assert main([*argv, "--schedulers", "lea", "--out", str(out), "--no-progress"]) == 0
+    rows = _csv_rows(out / "lea" / "jobs.csv")
+    run = sp.load_run(out / "lea")
+    assert run.unit == "core" and run.blocks is not None and len(run.blocks) == len(rows)
+    per_node = run.nodes // 3
+    for row, blocks in zip(rows, run.blocks, strict=True):
+        assert sum(c for _f, c in blocks) == int(row["cores"])
+        # every block lies in the cores of the job's node
+        assert all(f // per_node == int(row["node"]) == (f + c - 1) // per_node for f, c in blocks)
+    assert main(["plot", "gantt", str(out / "lea")]) == 0
+    assert main(["plot", "usage", str(out / "lea")]) == 0
+
+
+def test_gantt_draws_reservations_on_the_pes_they_hold(tmp_path):
+    req = tmp_path / "r.csv"
+    req.write_text(
+        "id,arrival_s,ready_s,duration_s,deadline_s,pes\n"
+        "1,0,0,10,100,2\n2,0,0,10,100,2\n3,0,5,20,100,3\n4,0,0,10,12,4\n5,2,2,30,100,1\n"
+    )
+    out = tmp_path / "ar"
+    argv = ["reproduce", "ar", "--requests", str(req), "--pes", "4", "--policy", "ff"]
+    assert main([*argv, "--out", str(out)]) == 0
+    rows = _csv_rows(out / "decisions.csv")
+    run = sp.load_run(out)
+    assert run.unit == "PE" and run.blocks is not None
+    for row, blocks in zip(rows, run.blocks, strict=True):
+        held = {f + x for f, c in blocks for x in range(c)}
+        assert held == {int(x) for x in row["pe_ids"].split()}
+        assert (row["accepted"] == "0") == (run.jobs["status"][rows.index(row)] == "rejected")
+    assert any(r["accepted"] == "0" for r in rows)  # the rejected one has no block
+    # a stream of seconds is drawn in seconds, its deadlines marked
+    ax = sp.gantt_figure([run]).axes[0]
+    assert ax.get_xlabel().endswith("(s)") and "deadline" in ax.get_legend_handles_labels()[1]
+    assert main(["plot", "gantt", str(out)]) == 0 and main(["plot", "usage", str(out)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "header", "needle"),
+    [
+        ("jobs.csv", "id,begin,finish\n1,0,1\n", "submit, start, end, nodes"),
+        ("decisions.csv", "id,accepted,start_s,pe_ids\n1,1,0,0\n", "start_s, end_s, pe_ids"),
+    ],
+)
+def test_a_per_job_file_without_usable_columns_is_one_line_naming_it(
+    tmp_path, capsys, name, header, needle
+):
+    (tmp_path / name).write_text(header)
+    assert main(["plot", "gantt", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(tmp_path / name) in err and needle in err
+
+
+# -- titles that fit ------------------------------------------------------------------------------
+def _inside(fig, artist):
+    """Whether the text lies inside the figure and, side by side, inside its own column."""
+    box = artist.get_window_extent(fig.canvas.get_renderer())
+    spec = artist.axes.get_subplotspec()
+    width = fig.bbox.width / spec.get_gridspec().ncols
+    left, right = spec.colspan.start * width, spec.colspan.stop * width
+    return (
+        box.x0 >= left - 0.5
+        and box.x1 <= right + 0.5
+        and box.y0 >= -0.5
+        and box.y1 <= fig.bbox.height + 0.5
+    )
+
+
+def test_titles_and_captions_of_a_long_folder_name_stay_inside_the_figure(runs, tmp_path):
+    import io
+    import shutil
+
+    long = tmp_path / ("lublin-jobs-400-nodes-64-seed-2-bbsched-S4-" * 3 + "x" * 80)  # 212 chars
+    shutil.copytree(runs[0], long)
+    run = sp.load_run(long)
+    for fig in (
+        sp.gantt_figure([run]),
+        sp.gantt_figure([run, run]),
+        sp.usage_figure([run]),
+    ):
+        fig.savefig(io.BytesIO(), format="png")  # the layout is final once drawn
+        texts = [ax.title for ax in fig.axes if ax.get_title()]
+        texts += [t for ax in fig.axes for t in ax.texts]
+        assert texts and any(run.label[:20] in t.get_text() for t in texts)
+        for text in texts:
+            assert _inside(fig, text), text.get_text()

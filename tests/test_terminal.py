@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from schedbench.bench.cli import main
-from schedbench.bench.report.terminal import WIDTH, decision_table, simulation_table
+from schedbench.bench.report.terminal import WIDTH, decision_table, duration, simulation_table
 
 LONG = "window:constrained-cpu[engine=cpsat,objective=1]"
 
@@ -108,3 +108,52 @@ def test_listings_fit_100_columns_and_wide_does_not_wrap(capsys, argv):
     wide = capsys.readouterr().out
     if args[0] in ("solvers", "metrics"):  # their definitions are longer than 100 columns
         assert max(len(line) for line in wide.splitlines()) > WIDTH
+
+
+# -- one simulation's summary -----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(6.7501e-05, "67.5 µs"), (0.0042, "4.2 ms"), (0.25, "250 ms"), (12.34, "12.3 s"), (0, "0 s")],
+)
+def test_durations_read_in_their_unit(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_a_duration_of_a_minute_or_more_also_says_hours():
+    assert duration(7200.0) == "7,200 s (2.00 h)"
+
+
+def _value(text):
+    """A summary value back in seconds / shares, to compare with metrics.json."""
+    number, _, unit = text.partition(" ")
+    scale = {"µs": 1e-6, "ms": 1e-3, "s": 1.0, "%": 0.01}.get(unit.split(" ")[0], 1.0)
+    return float(number.replace(",", "")) * scale
+
+
+def test_cerberus_simulate_prints_units_and_a_few_digits_not_raw_floats(tmp_path, capsys):
+    import json
+    import re
+
+    out = tmp_path / "cb"
+    argv = ["simulate", "--workload", "cerberus:jobs=20,seed=2", "--policy", "cerberus-maxp"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    rows = dict(
+        re.split(r"\s{2,}", line.strip(), maxsplit=1)
+        for line in text.splitlines()
+        if re.match(r"^[a-z][a-z0-9 ]+\s{2,}\S", line)
+    )
+    assert "decision latency median" in rows and "cpu util time weighted" in rows
+    assert not re.search(r"\d[eE][-+]?\d", text)  # no scientific notation
+    for label, key in (
+        ("decision latency median", "decision_latency_median_s"),
+        ("knapsack time", "knapsack_time_s"),
+        ("response mean", "response_mean_s"),
+        ("cpu util time weighted", "cpu_util_time_weighted"),
+    ):
+        value = rows[label]
+        assert re.fullmatch(r"[\d,.]+ (µs|ms|s|%)( \([\d.]+ h\))?", value), value
+        if "h)" not in value:  # whole seconds past a minute; else 3 significant digits
+            assert len(re.sub(r"\D", "", value.split(" ")[0]).lstrip("0")) <= 4
+        assert _value(value) == pytest.approx(metrics[key], rel=5e-3, abs=5e-5)

@@ -1,11 +1,10 @@
 """The TOML suites as pytest-benchmark benchmarks (not in the default test pass).
 
-    make bench-pytest                                   # every decision family of quick.toml
-    SCHEDBENCH_SUITES=bench/suites/window-quality.toml .venv/bin/python -m pytest bench/benchmarks \\
-        --benchmark-enable --benchmark-json out.json    # then --benchmark-compare
+Which suites, and how to run them: ``conftest.py`` in this folder (``--suite PATH``,
+``SCHEDBENCH_SUITES``, ``make bench-pytest SUITES=...``).
 
-One benchmark per (suite, instance family, solver), grouped by family: a round solves every
-instance of the family once; the quality metrics (means over the family, against the exact
+One benchmark per (suite, instance family, solver), grouped by suite and family: a round solves
+every instance of the family once; the quality metrics (means over the family, against the exact
 references of the problem kind) go into ``extra_info``, so ``--benchmark-json`` carries quality
 as well as time. Simulation scenarios are not benchmarked here (they are runs, not kernels).
 """
@@ -24,27 +23,38 @@ from schedbench.simcore.problem import Budget
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import make_solver
 
-ROOT = Path(__file__).resolve().parent
-SUITES = [
-    Path(p)
-    for p in os.environ.get("SCHEDBENCH_SUITES", str(ROOT.parent / "suites" / "quick.toml")).split(
-        os.pathsep
-    )
-]
+#: The suite benchmarked when neither ``--suite`` nor ``SCHEDBENCH_SUITES`` names one.
+DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "suites" / "quick.toml"
 
 
-def _cases():
+def suites(config):
+    """The suite files to benchmark: ``--suite`` (repeatable), else ``SCHEDBENCH_SUITES``
+    (paths separated by ``:``), else quick.toml."""
+    given = config.getoption("schedbench_suites", default=None) or []
+    if not given and os.environ.get("SCHEDBENCH_SUITES"):
+        given = [p for p in os.environ["SCHEDBENCH_SUITES"].split(os.pathsep) if p]
+    return [Path(p) for p in given] or [DEFAULT_SUITE]
+
+
+def _cases(paths):
     out = []
-    for path in SUITES:
+    for path in paths:
         suite = load_suite(path)
         instances, cells, _ = plan(suite)
         pairs = sorted({(c.family, c.solver) for c in cells}, key=lambda p: (p[0], p[1].id))
         for family, spec in pairs:
             fam = [i for i in instances if i.family == family]
-            out.append(
-                pytest.param(suite, family, spec, fam, id=f"{suite.name}:{family}:{spec.id}")
-            )
+            # the group names the suite; the id only when several suites share a run
+            name = f"{family}:{spec.id}" if len(paths) == 1 else f"{suite.name}:{family}:{spec.id}"
+            out.append(pytest.param(suite, family, spec, fam, id=name))
     return out
+
+
+def pytest_generate_tests(metafunc):
+    if metafunc.function.__name__ == "test_suite_family":
+        metafunc.parametrize(
+            ("suite", "family", "spec", "instances"), _cases(suites(metafunc.config))
+        )
 
 
 _REFS: dict[str, object] = {}
@@ -63,9 +73,9 @@ def _reference(suite, inst):
     return ref if inst.kind.is_exact(ref) else None
 
 
-@pytest.mark.parametrize(("suite", "family", "spec", "instances"), _cases())
 def test_suite_family(benchmark, suite, family, spec, instances):
     benchmark.group = f"{suite.name}: {family}"
+    benchmark.name = spec.id  # the table's name column: the group says suite and family
     solver = make_solver(spec.name, dict(spec.params))
     warm_up(solver)
     budget = Budget(deadline_s=suite.budget_s, seed=suite.seed)

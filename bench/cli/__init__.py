@@ -41,6 +41,7 @@ from schedbench.bench.cli import (
     solvers,
     table,
 )
+from schedbench.bench.cli._common import plain_help
 from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
@@ -83,6 +84,7 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="show what solver libraries print (banners, logs) on stderr",
         )
+    plain_help(p)  # descriptions come from docstrings written in reST
     return p
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
 
@@ -30,3 +32,48 @@ def add_set_args(p: argparse.ArgumentParser, what: str = "solver") -> None:
         metavar="KEY=VALUE",
         help=f"{what} parameter (repeatable)",
     )
+
+
+_ROLE = re.compile(r":[a-z]+(?::[a-z]+)?:`~?([^`<]*?)(?:\s*<[^>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``", re.S)
+_STRONG = re.compile(r"\*\*(.+?)\*\*", re.S)
+_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_INTERPRETED = re.compile(r"(?<![\w`])`([^`\n]+?)`(?:_)?(?![\w`])")
+
+
+def plain_text(text: str | None) -> str | None:
+    """reST as a terminal shows it: a docstring made readable for ``--help``. Roles
+    (``:func:`x```, ``:data:`~m.X```) become their target's last name, ````code```` and
+    ``*emphasis*`` their text, ``::`` a colon; indentation and line breaks are kept (pair it
+    with :class:`argparse.RawDescriptionHelpFormatter`)."""
+    if text is None:
+        return None
+    text = inspect.cleandoc(text)
+    text = _ROLE.sub(lambda m: m[1].rsplit(".", 1)[-1] if "~" in m[0] else m[1], text)
+    text = _LITERAL.sub(r"\1", text)
+    text = _STRONG.sub(r"\1", text)
+    text = _EMPHASIS.sub(r"\1", text)
+    text = _INTERPRETED.sub(r"\1", text)
+    text = re.sub(r"(\S)::$", r"\1:", text, flags=re.M)
+    # a section title's underline as long as the title it now has
+    return re.sub(
+        r"^(\S[^\n]*)\n([-=~^])\2+$", lambda m: f"{m[1]}\n{m[2] * len(m[1])}", text, flags=re.M
+    )
+
+
+def plain_help(parser: argparse.ArgumentParser) -> None:
+    """Every description, epilog and option help of ``parser`` and its sub-parsers as plain
+    text (:func:`plain_text`); a description of several lines keeps its layout."""
+    for action in parser._actions:
+        if isinstance(action.help, str):
+            action.help = plain_text(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                if isinstance(choice.help, str):
+                    choice.help = plain_text(choice.help)
+            for sub in dict.fromkeys(action.choices.values()):
+                plain_help(sub)
+    parser.epilog = plain_text(parser.epilog)
+    parser.description = plain_text(parser.description)
+    if parser.description and "\n" in parser.description:
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter

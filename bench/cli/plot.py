@@ -1,5 +1,8 @@
-"""``schedbench plot gantt|usage RUN_DIR [RUN_DIR] [--out FILE.png] ...``: pictures of a
-simulation's schedule (``bench/report/schedule_plots.py``); two folders draw side by side."""
+"""``schedbench plot gantt|usage RUN_DIR [RUN_DIR] [--out FILE.png] ...``: pictures of a run's
+schedule (``bench/report/schedule_plots.py``); several folders draw side by side. A run folder
+is what ``simulate --out`` writes (any core), a ``reproduce cerberus`` run (``OUT/<run>``), a
+``reproduce locality`` scheduler (``DIR/<scheduler>``) or a ``reproduce ar --requests`` replay
+(``--out DIR``)."""
 
 from __future__ import annotations
 
@@ -11,12 +14,22 @@ from schedbench.bench.report import schedule_plots as sp
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("plot", help="draw a simulation's schedule: gantt (jobs on nodes), usage")
+    p = sub.add_parser(
+        "plot",
+        help="draw a run's schedule: gantt (jobs on nodes), usage",
+        description=__doc__,
+    )
     kinds = p.add_subparsers(dest="picture", required=True, metavar="PICTURE")
     g = kinds.add_parser("gantt", help="jobs as rectangles over time x nodes")
     u = kinds.add_parser("usage", help="node, burst-buffer and SSD use and queue length over time")
     for q in (g, u):
-        q.add_argument("runs", nargs="+", metavar="RUN_DIR", help="simulation output folder(s)")
+        q.add_argument(
+            "runs",
+            nargs="+",
+            metavar="RUN_DIR",
+            help="run folder(s): simulate --out, reproduce cerberus OUT/<run>, reproduce "
+            "locality DIR/<scheduler>, reproduce ar --requests ... --out DIR (at most 4)",
+        )
         q.add_argument(
             "--out", default=None, metavar="FILE.png", help="default: in the first folder"
         )

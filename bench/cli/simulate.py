@@ -347,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
 def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
     """``schedbench simulate --policy cerberus-...``: one run on the Cerberus/BBSim core
     (``simcore/cerberus/``; options in ``bench/run/cerberus.py``). Writes ``jobs.csv``,
-    ``metrics.json`` and ``knapsack_calls.csv`` to ``--out``."""
+    ``usage.csv``, ``metrics.json`` and ``knapsack_calls.csv`` to ``--out``."""
     from schedbench.bench.run import cerberus as cb
     from schedbench.instances.cerberus import is_cerberus_spec, load_cerberus_workload
     from schedbench.instances.systems import resolve_system
@@ -418,19 +418,15 @@ def run_cerberus(args: argparse.Namespace, policy_name: str) -> int:
         f"{system.bb_gb / 1000:g} TB BB) with {label}, mode {config.label}; "
         f"simulated in {result.wall_s:.2f} s"
     )
-    rows = [(k, metrics[k]) for k in cb.METRIC_NAMES if metrics.get(k) is not None]
-    rows += [
-        (k, metrics[k])
-        for k in ("decisions", "decision_latency_median_s", "decision_latency_max_s")
-        if metrics.get(k) is not None
-    ]
-    from tabulate import tabulate
+    from schedbench.bench.report.terminal import format_metrics
 
-    print(tabulate(rows, headers=("metric", "value"), tablefmt="simple", floatfmt=".6g"))
+    names = (*cb.METRIC_NAMES, "decisions", "decision_latency_median_s", "decision_latency_max_s")
+    print(format_metrics({k: v for k, v in metrics.items() if v is not None}, names))
     if recorder is not None:
         print(f"recorded {recorder.count} decision problems to {args.record_decisions}")
     print(
-        f"written: {out}/jobs.csv, metrics.json" + (", knapsack_calls.csv" if result.calls else "")
+        f"written: {out}/jobs.csv, usage.csv, metrics.json"
+        + (", knapsack_calls.csv" if result.calls else "")
     )
     return 0
 

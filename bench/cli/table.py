@@ -1,5 +1,11 @@
 """``schedbench table PROBLEM.json ... [--solver NAME ...]``: every solver on every problem,
-side by side, with the quality against the first exact answer."""
+side by side, with the quality against the first exact answer.
+
+Each problem lists the solvers of its kind only (``solvers`` says which kinds a solver
+answers); a solver of the kind that declines this problem is listed with its reason. The answer
+column is the kind's own description of an answer (``ProblemKind.describe_answer``): the jobs
+started and the objectives of a selection, the node and start of a placement, the start and
+PE set of a reservation."""
 
 from __future__ import annotations
 
@@ -46,13 +52,6 @@ def _quality(kind: ProblemKind, problem: Any, d: Any, reference: Any, budget_s: 
     return "" if gap is None else f"gap {gap * 100:.3g}%"
 
 
-def _answer(d: Any) -> str:
-    objectives = ", ".join(f"{x:g}" for x in d.objectives)
-    if hasattr(d, "selected"):
-        return f"{len(d.selected)} jobs: ({objectives})"
-    return f"({objectives})"
-
-
 def run(args: argparse.Namespace) -> int:
     problems = [(path, load_problem(path)) for path in args.problems]
     kinds = {kind_of(p).name for _path, p in problems}
@@ -63,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
         warm_up(solver)
     failed = False
     width = None if args.wide else WIDTH
-    headers = ["solver", "status", "answer (objectives)", "front", "quality", "latency"]
     for n, (path, problem) in enumerate(problems):
         kind = kind_of(problem)
         results: list[tuple[Any, Any, str]] = []
-        for solver in solvers:
+        mine = [s for s in solvers if kind.name in registry.solver_kinds(s)]
+        others = [s.id for s in solvers if s not in mine]
+        for solver in mine:
             with fdcapture.captured_output(f"{solver.id} supports"):
                 ok, reason = solver.supports(problem)
             if not ok:
@@ -87,17 +87,26 @@ def run(args: argparse.Namespace) -> int:
                 [
                     solver.id,
                     d.status.value,
-                    _answer(d),
+                    kind.describe_answer(problem, d),
                     len(getattr(d, "pareto", ())) or "",
                     _quality(kind, problem, d, reference, args.budget),
                     "" if math.isnan(d.latency_s) else f"{d.latency_s * 1e3:.1f} ms",
                 ]
             )
+        headers = ["solver", "status", "answer", "front", "quality", "latency"]
+        if not any(row[3] != "" for row in rows):  # only a multi-objective answer has a front
+            headers.pop(3)
+            rows = [row[:3] + row[4:] for row in rows]
         print(
             ("\n" if n else "")
             + f"problem {Path(path).name} ({kind.name}, shape {kind.describe(problem)}):"
         )
-        print(listing(rows, headers, wrap=(2,), width=width))
+        if rows:
+            print(listing(rows, headers, wrap=(2,), width=width))
+        else:
+            print(f"  no solver of the {kind.name} kind among those asked for")
+        if others and args.solvers:  # named on the command line, yet of another kind
+            print(f"  not of the {kind.name} kind, not run: {', '.join(others)}")
     legend = (
         "shape: w/K/M for selection problems. quality: primal gap to the optimum (one "
         "objective), exact front points found (selection, M >= 2) or objective gap, against the "

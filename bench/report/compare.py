@@ -12,6 +12,16 @@ Thresholds
     higher-is-better ones. A change exactly at the threshold passes (up to float round-off).
     An improvement never fails.
 
+Noise floor (wall-time metrics)
+    Latencies are measured on the machine, and two runs of the same code differ by timer and
+    scheduler jitter: sub-millisecond solves vary by a factor of two between identical runs.
+    For a wall-time metric (:func:`is_wall_time`: the latency statistics, the simulations'
+    decision latencies, the knapsack solver time) a change counts — as a regression or as an
+    improvement — only when it exceeds *both* the relative floor (``--latency-noise-pct``,
+    default 20 % of BASE) *and* the absolute one (``--latency-noise-ms``, default 5 ms); a
+    smaller one is ``ok (noise)``. ``0`` for both turns the floor off. Simulated times (waits,
+    makespans) are deterministic and have no floor.
+
 Groups and alignment
     Cells are aligned by (suite, family, instance content hash, solver id with its parameters,
     repetition, budget_s) — the label where a stored cell has no hash: a cell of
@@ -91,6 +101,53 @@ Verdict = Literal["ok", "regressed", "improved", "missing"]
 
 # A change smaller than this fraction of the values' magnitude is float round-off, not a change.
 _REL_TOL = 1e-9
+
+
+#: The default noise floor of wall-time metrics: 20 % of BASE and 5 ms, both to be exceeded
+#: (two quick-suite runs on a busy 2-core machine differ by up to ~15 % at 60 ms).
+NOISE_PCT = 20.0
+NOISE_MS = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseFloor:
+    """How much a wall-time metric may move between two runs of the same code before the move
+    counts (module docstring): ``relative`` × |BASE| and ``absolute_s``, both to be exceeded."""
+
+    relative: float = NOISE_PCT / 100
+    absolute_s: float = NOISE_MS / 1e3
+
+    def __post_init__(self) -> None:
+        for name, value, unit in (
+            ("--latency-noise-pct", self.relative * 100, "per cent"),
+            ("--latency-noise-ms", self.absolute_s * 1e3, "milliseconds"),
+        ):
+            if not (math.isfinite(value) and value >= 0):
+                raise CompareError(f"{name}: expected a number of {unit} >= 0, got {value:g}")
+
+    def allows(self, base: float, change: float) -> bool:
+        """Whether ``change`` (either direction) from ``base`` is within the noise."""
+        return abs(change) <= max(self.relative * abs(base), self.absolute_s)
+
+    def __str__(self) -> str:
+        return f"{self.relative * 100:g} % and {self.absolute_s * 1e3:g} ms"
+
+
+#: No floor (simulated metrics, quality).
+NO_FLOOR = NoiseFloor(0.0, 0.0)
+
+
+def is_wall_time(metric: str) -> bool:
+    """Whether ``metric`` measures wall time on the machine (its catalogue unit is seconds and
+    it is a latency or a wall time by name or definition), so that the noise floor applies."""
+    from schedbench.simcore.catalogue import catalogue
+
+    spec = catalogue().get(metric)
+    return (
+        spec is not None
+        and spec.unit == "s"
+        and ("latency" in metric or "wall time" in spec.definition)
+    )
 
 
 class CompareError(SchedbenchError, ValueError):
@@ -217,6 +274,19 @@ class Entry:
     verdict: Verdict
     cells: int  # aligned cells the aggregate is over
     note: str = ""
+    noise: NoiseFloor = NO_FLOOR  # the floor this metric was judged with
+
+    @property
+    def within_noise(self) -> bool:
+        """A change, but one the noise floor absorbs (never for metrics without a floor)."""
+        delta = self.delta
+        return (
+            self.noise != NO_FLOOR
+            and delta is not None
+            and self.base is not None
+            and delta != 0
+            and self.noise.allows(self.base, delta)
+        )
 
     @property
     def delta(self) -> float | None:
@@ -268,6 +338,7 @@ class Comparison:
     base_cells: int = 0
     head_cells: int = 0
     aligned_cells: int = 0
+    noise: NoiseFloor = NO_FLOOR
 
     @property
     def regressions(self) -> list[Entry]:
@@ -290,21 +361,25 @@ def _judge(
     threshold: Threshold | None,
     cells: int,
     note: str = "",
+    noise: NoiseFloor = NO_FLOOR,
 ) -> Entry:
     direction = directions()[metric]
+    noise = noise if is_wall_time(metric) else NO_FLOOR
     verdict: Verdict
     if base is None or head is None:
         verdict = "missing"
     else:
         worse = head - base if direction == LOWER else base - head
         tol = _tolerance(base, head)
-        if threshold is not None and worse > threshold.allowed(base) + tol:
+        if noise != NO_FLOOR and noise.allows(base, worse):
+            verdict = "ok"
+        elif threshold is not None and worse > threshold.allowed(base) + tol:
             verdict = "regressed"
         elif worse < -tol:
             verdict = "improved"
         else:
             verdict = "ok"
-    return Entry(group, metric, base, head, direction, threshold, verdict, cells, note)
+    return Entry(group, metric, base, head, direction, threshold, verdict, cells, note, noise)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,11 +469,13 @@ def compare(
     fails: Sequence[Threshold],
     *,
     suite: str | None = None,
+    noise: NoiseFloor = NoiseFloor(),
 ) -> Comparison:
     """Compare the cells of BASE and HEAD (rows as ``ResultStore.rows`` returns them).
 
     ``fails`` are the gates; every metric with a direction found in the cells is compared, gated
-    or not. ``suite`` restricts both sides to one suite. Raises CompareError when a metric of
+    or not. ``suite`` restricts both sides to one suite; ``noise`` is the floor of the wall-time
+    metrics (module docstring). Raises CompareError when a metric of
     ``fails`` appears in neither side, a metric is gated twice, a side has two cells with the
     same alignment key, or no cell is common to both sides.
     """
@@ -454,6 +531,7 @@ def compare(
         base_cells=len(base_rows),
         head_cells=len(head_rows),
         aligned_cells=len(common),
+        noise=noise,
     )
     for group in sorted(base_by_group.keys() & head_by_group.keys(), key=Group.sort_key):
         group_pairs = sorted(pairs.get(group, []), key=lambda p: _sortable(_align_key(p[0])))
@@ -468,7 +546,9 @@ def compare(
         if notes:
             comparison.group_notes[group] = notes
         comparison.entries.extend(
-            _group_entries(group, group_pairs, base_by_group[group], head_by_group[group], gates)
+            _group_entries(
+                group, group_pairs, base_by_group[group], head_by_group[group], gates, noise
+            )
         )
     return comparison
 
@@ -483,6 +563,7 @@ def _group_entries(
     base_rows: list[Mapping[str, Any]],
     head_rows: list[Mapping[str, Any]],
     gates: Mapping[str, Threshold],
+    noise: NoiseFloor,
 ) -> list[Entry]:
     entries: dict[str, Entry] = {}
     n = len(pairs)
@@ -499,7 +580,7 @@ def _group_entries(
             base = _mean([vb for vb, _ in values])
             head = _mean([vh for _, vh in values])
             entries[metric] = _judge(
-                group, metric, base, head, gates.get(metric), len(values), note
+                group, metric, base, head, gates.get(metric), len(values), note, noise
             )
         else:
             in_base = sum(_number(_metrics(b).get(metric)) is not None for b, _ in pairs)
@@ -508,7 +589,7 @@ def _group_entries(
             entries[metric] = _judge(group, metric, None, None, gates.get(metric), 0, note)
 
     if group.kind == "decision" and (_has_latency(base_rows) or _has_latency(head_rows)):
-        entries.update(_latency_entries(group, pairs, gates))
+        entries.update(_latency_entries(group, pairs, gates, noise))
 
     if pairs:
         failures_b = sum(row_failed(b) for b, _ in pairs)
@@ -523,6 +604,7 @@ def _latency_entries(
     group: Group,
     pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]],
     gates: Mapping[str, Threshold],
+    noise: NoiseFloor,
 ) -> dict[str, Entry]:
     alone_b = [b for b, _ in pairs if b.get("concurrency") == 1]
     alone_h = [h for _, h in pairs if h.get("concurrency") == 1]
@@ -543,7 +625,7 @@ def _latency_entries(
     for metric, key in LATENCY_METRICS.items():
         base = None if stats_b is None else _number(stats_b[key])
         head = None if stats_h is None else _number(stats_h[key])
-        out[metric] = _judge(group, metric, base, head, gates.get(metric), cells, note)
+        out[metric] = _judge(group, metric, base, head, gates.get(metric), cells, note, noise)
     return out
 
 
@@ -610,7 +692,9 @@ def format_comparison(comparison: Comparison, fmt: str = "simple") -> str:
         previous_note = e.note
         delta, rel = _fmt_delta(e)
         verdict = {"regressed": mark("REGRESSED"), "missing": "missing"}.get(e.verdict, e.verdict)
-        if e.verdict == "ok" and e.change == "worse":
+        if e.verdict == "ok" and e.within_noise:
+            verdict = "ok (noise)"
+        elif e.verdict == "ok" and e.change == "worse":
             verdict = "ok (worse)"
         rows.append(
             [
@@ -638,6 +722,11 @@ def format_comparison(comparison: Comparison, fmt: str = "simple") -> str:
         + (f" (suite {comparison.suite})" if comparison.suite else "")
         + "; gates: "
         + (", ".join(map(str, comparison.thresholds)) or "none (report only)")
+        + (
+            f"; latency noise floor: a change counts above {comparison.noise}"
+            if comparison.noise != NO_FLOOR
+            else "; no latency noise floor"
+        )
     )
     lines.append("")
     lines.append(tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True))
@@ -707,16 +796,20 @@ def main(
     *,
     suite: str | None = None,
     markdown: bool = False,
+    noise_pct: float = NOISE_PCT,
+    noise_ms: float = NOISE_MS,
 ) -> int:
-    """Run the gate: print the comparison on stdout and return the exit code.
+    """Run the gate: print the comparison on stdout and return the exit code. ``noise_pct`` and
+    ``noise_ms``: the noise floor of the wall-time metrics (module docstring).
 
     0 no regression, 1 at least one regression, 2 bad input (one line on stderr).
     """
     try:
+        noise = NoiseFloor(noise_pct / 100, noise_ms / 1e3)
         thresholds = parse_thresholds(fail_args)
         base_rows = _load(base_path, "BASE", suite)
         head_rows = _load(head_path, "HEAD", suite)
-        comparison = compare(base_rows, head_rows, thresholds, suite=suite)
+        comparison = compare(base_rows, head_rows, thresholds, suite=suite, noise=noise)
     except CompareError as exc:
         print(f"schedbench: error: {exc}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ import numpy as np
 
 from schedbench.bench._io import atomic_write_text
 from schedbench.bench.report.labels import place_labels
+from schedbench.bench.report.style import fit_text, series_style
 from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
     KIVIAT_MAX,
@@ -84,10 +85,24 @@ def _matplotlib_at_least(major: int, minor: int) -> bool:
 _SOURCE: ContextVar[str] = ContextVar("report_source", default="")
 
 
-def _png(fig: Any) -> bytes:
+def add_below(fig: Any, text: str, **kwargs: Any) -> Any:
+    """A figure text placed under everything the figure holds so far (axes, tick labels,
+    legends, earlier notes), left-aligned with it: stacked notes never overlap what they
+    follow, and ``bbox_inches="tight"`` keeps them in the picture."""
+    renderer = fig.canvas.get_renderer()
+    content = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)  # to pixels
+    x, y = fig.transFigure.inverted().transform((content.x0, content.y0 - 3))
+    return fig.text(x, y, text, ha="left", va="top", **kwargs)
+
+
+def _stamp(fig: Any) -> None:
     source = _SOURCE.get()
     if source:  # every picture says where it came from (issue 18)
-        fig.text(0.0, 0.0, source, fontsize=6, color="0.35", ha="left", va="bottom")
+        add_below(fig, source, fontsize=6, color="0.35")
+
+
+def _png(fig: Any) -> bytes:
+    _stamp(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue()
@@ -200,9 +215,6 @@ def _pareto_instances(
     return chosen
 
 
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
-
-
 def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, str]:
     """The exact front as a line with markers, and each solver's Pareto set (its first
     repetition) as markers."""
@@ -238,12 +250,10 @@ def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, 
         found.append(f"{solver}: {len(points)} points")
         if points:
             xs, ys = zip(*points, strict=True)
-            ax.scatter(
-                xs, ys, marker=_MARKERS[i % len(_MARKERS)], s=28, alpha=0.8, label=solver, zorder=3
-            )
+            ax.scatter(xs, ys, s=28, alpha=0.8, label=solver, zorder=3, **series_style(i).points())
     ax.set_xlabel(str(names[0]) if names else "objective 1 (maximised)")
     ax.set_ylabel(str(names[1]) if names and len(names) > 1 else "objective 2 (maximised)")
-    ax.set_title(name)
+    fit_text(ax.set_title(name), fig.bbox.width)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     alt = f"Pareto sets on {name} over the exact front of {len(exact)} points; " + ", ".join(found)
@@ -253,17 +263,27 @@ def _plot_pareto(name: str, cells: Sequence[Mapping[str, Any]]) -> tuple[bytes, 
 def _plot_kiviat(
     scenario: str, labels: Sequence[str], values: Mapping[str, Sequence[float]], baseline: str
 ) -> tuple[bytes, str]:
+    """:func:`kiviat_figure` as a PNG, with its alt text."""
+    fig, alt = kiviat_figure(scenario, labels, values, baseline)
+    return _png(fig), alt
+
+
+def kiviat_figure(
+    scenario: str, labels: Sequence[str], values: Mapping[str, Sequence[float]], baseline: str
+) -> tuple[Any, str]:
     """A Kiviat (radar) chart: one closed polygon per policy over the axes as ratios to the
-    baseline, on the fixed scale 0–KIVIAT_MAX (``tables.kiviat_axes``), the baseline dashed."""
+    baseline, on the fixed scale 0–KIVIAT_MAX (``tables.kiviat_axes``), the baseline dashed; the
+    caption under the chart. Returns the figure and its alt text."""
     angles = np.linspace(0.0, 2.0 * math.pi, len(labels), endpoint=False)
     closed = np.append(angles, angles[0])
     fig = _figure(5.5, 5.5)
     ax = fig.add_subplot(1, 1, 1, projection="polar")
-    for solver, v in values.items():
+    for i, (solver, v) in enumerate(values.items()):
         ring = np.append(np.asarray(v, dtype=float), v[0])
+        style = series_style(i)
         # Markers keep a policy that is worst on every axis (all zeros) visible at the centre.
-        ax.plot(closed, ring, linewidth=1.4, marker="o", markersize=4, label=solver)
-        ax.fill(closed, ring, alpha=0.08)
+        ax.plot(closed, ring, linewidth=1.4, markersize=4, label=solver, **style.line())
+        ax.fill(closed, ring, alpha=0.08, color=style.color)
     ax.set_xticks(angles, list(labels), fontsize=8)
     ax.tick_params(axis="x", pad=10)  # keep the axis names off the outer ring
     for text, angle in zip(ax.get_xticklabels(), angles, strict=True):
@@ -273,22 +293,21 @@ def _plot_kiviat(
     ax.set_ylim(0.0, KIVIAT_MAX * 1.02)
     ax.set_rlabel_position(math.degrees(angles[1]) / 2 if len(angles) > 1 else 0.0)
     ax.set_yticks([0.5, 1.0, 1.5, 2.0], ["0.5", "1", "1.5", "2"], fontsize=7)
-    ax.set_title(scenario, pad=18)
-    fig.text(
-        0.5,
-        0.01,
+    fit_text(ax.set_title(scenario, pad=18), fig.bbox.width)  # a scenario name can be long
+    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
+    caption = add_below(
+        fig,
         f"ratio to {baseline} (dashed = 1; above 1 better: usage ÷ baseline, baseline ÷ wait, "
         f"slowdown, waste); fixed scale 0–{KIVIAT_MAX:g}",
-        ha="center",
         fontsize=7,
     )
-    ax.legend(loc="upper right", bbox_to_anchor=(1.35, 1.12), fontsize=8)
+    fit_text(caption, fig.bbox.width)
     alt = (
         f"Kiviat chart of {scenario} over {', '.join(labels)}, each a ratio to {baseline} "
         f"(1 = as the baseline, above 1 better, scale 0 to {KIVIAT_MAX:g}): "
         + "; ".join(f"{solver} mean {float(np.mean(v)):.2f}" for solver, v in values.items())
     )
-    return _png(fig), alt
+    return fig, alt
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,19 @@
 """Pictures of a schedule (issue 18): a Gantt chart of the jobs over time × nodes, and the use of
 nodes, burst buffer and SSD and the queue length over time. ``schedbench plot gantt|usage
-RUN_DIR [RUN_DIR]`` draws them from a simulation's folder (``bench/run/outputs.py``: jobs.csv,
-usage.csv, metrics.json); the HTML report embeds them for simulation cells.
+RUN_DIR [RUN_DIR]`` draws them from a run's folder; the HTML report embeds them for simulation
+cells.
+
+Run folders of every core are read (:data:`JOB_FILES`): ``schedbench simulate`` and the suite
+cells (``bench/run/outputs.py``: jobs.csv, usage.csv, metrics.json), Cerberus ``simulate`` and
+``reproduce cerberus`` (``OUT/<run>/``: a core drawn as a node), ``reproduce locality``
+(``DIR/<scheduler>/``: jobs on the cores of the node they ran on) and ``reproduce ar
+--requests`` (``decisions.csv``: reservations on the PEs they hold). Where a run wrote no
+usage.csv, the units in use are summed from its jobs; where it wrote no metrics.json, the
+machine is what the jobs used.
 
 Gantt conventions (after evalys): one rectangle per job and per contiguous block of the nodes it
-ran on, time on x (hours since the first submission), node index on y. The simulator counts
+ran on, time on x (since the first submission, in seconds, minutes or hours by the run's span:
+:func:`time_unit`), node index on y. The simulator counts
 nodes and does not name them, so the chart places each job on the lowest-numbered nodes free
 when it starts (any placement with these counts is a valid one; this one keeps jobs compact).
 Colours: by user (``--color user``, the default), by burst-buffer request (``bb``, grey = none),
@@ -24,13 +33,14 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from schedbench.bench.report.style import fit_inside
 from schedbench.simcore.errors import SchedbenchError
 
 #: At most this many jobs are drawn in one Gantt chart (the rest of the run is decimated).
@@ -46,7 +56,11 @@ class PlotError(SchedbenchError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RunData:
-    """What the pictures need of one simulation run (:func:`load_run`)."""
+    """What the pictures need of one run (:func:`load_run`). ``jobs`` holds ``submit``,
+    ``start``, ``end``, ``nodes`` (the units a job holds: nodes, cores or PEs, as ``unit``
+    says), ``user`` and ``status``, and the optional columns the run has; ``blocks`` is the
+    placement the run recorded (per job, ``(first unit, count)`` blocks), None when the pictures
+    place the jobs themselves (:func:`assign_nodes`)."""
 
     path: Path
     jobs: dict[str, np.ndarray]
@@ -58,95 +72,319 @@ class RunData:
     window: tuple[float, float] | None
     caption: str
     t0: float
+    unit: str = "node"
+    blocks: list[list[tuple[int, int]]] | None = None
+    placement: str = "placed lowest-numbered first"
+    origin: str = "first submission"
 
     @property
     def label(self) -> str:
         return self.path.name
 
 
-def _float(text: str) -> float:
-    return float(text) if text not in ("", "nan") else math.nan
+@dataclass(frozen=True, slots=True)
+class JobFile:
+    """A per-job file a run folder may hold: its name, who writes it, the columns the pictures
+    need of it (the first format whose columns a file has is the one read)."""
+
+    file: str
+    writer: str
+    columns: tuple[str, ...]
+    #: (path, rows, metrics.json) -> the pictures' columns, placement and unit
+    read: Callable[[Path, list[dict[str, str]], dict[str, Any]], _Read]
+
+    def expected(self) -> str:
+        return f"{self.file} with {', '.join(self.columns)} ({self.writer})"
+
+
+def _float(text: str | None) -> float:
+    return float(text) if text not in ("", "nan", None) else math.nan
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    try:
+        with path.open(newline="") as fh:
+            reader = csv.DictReader(fh)
+            rows = list(reader)
+            return list(reader.fieldnames or []), rows
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise PlotError(f"{path}: expected a readable per-job CSV file ({exc})") from exc
+
+
+def _numbers(path: Path, rows: list[dict[str, str]], key: str) -> np.ndarray:
+    try:
+        return np.array([_float(r.get(key)) for r in rows], dtype=np.float64)
+    except ValueError as exc:
+        raise PlotError(f"{path}: column {key}: expected numbers ({exc})") from exc
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """metrics.json of a run (an empty dict when the run wrote none)."""
+    if not path.is_file():
+        return {}
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise PlotError(f"{path}: expected the run's metrics.json ({exc})") from exc
+    return doc if isinstance(doc, dict) else {}
 
 
 def load_run(path: str | Path) -> RunData:
-    """Read ``jobs.csv``, ``usage.csv`` and ``metrics.json`` of a run folder; a missing or
-    malformed file is a :class:`PlotError` naming it."""
+    """Read a run folder: its per-job file (any format of :data:`JOB_FILES`), and where the run
+    wrote them ``usage.csv`` (else the units in use are summed from the jobs) and
+    ``metrics.json`` (the machine and the caption). A folder without a usable per-job file is a
+    :class:`PlotError` naming the file and the columns expected."""
     folder = Path(path)
     if not folder.is_dir():
-        raise PlotError(
-            f"{folder}: expected a simulation's output folder (schedbench simulate --out)"
-        )
-    jobs_path = folder / "jobs.csv"
-    try:
-        with jobs_path.open(newline="") as fh:
-            rows = list(csv.DictReader(fh))
-    except OSError as exc:
-        raise PlotError(f"{jobs_path}: expected the run's jobs.csv ({exc.strerror})") from exc
-    needed = ("submit", "start", "end", "nodes")
-    if rows and not all(k in rows[0] for k in needed):
-        raise PlotError(f"{jobs_path}: expected the columns {', '.join(needed)}")
-    cols: dict[str, np.ndarray] = {}
-    try:
-        for key in (
-            "submit",
-            "start",
-            "end",
-            "nodes",
-            "bb_gb",
-            "first_alloc",
-            "last_release",
-            "deadline",
-            "reserved_start",
-        ):
-            if rows and key in rows[0]:
-                cols[key] = np.array([_float(r[key]) for r in rows], dtype=np.float64)
-        cols["user"] = np.array(
-            [int(r["user"]) if r.get("user", "") not in ("", None) else -1 for r in rows],
-            dtype=np.int64,
-        )
-    except ValueError as exc:
-        raise PlotError(f"{jobs_path}: expected numbers ({exc})") from exc
-    cols["status"] = np.array([r.get("status", "") for r in rows], dtype=object)
-    metrics_path = folder / "metrics.json"
-    try:
-        doc = json.loads(metrics_path.read_text())
-    except (OSError, ValueError) as exc:
-        raise PlotError(f"{metrics_path}: expected the run's metrics.json ({exc})") from exc
+        raise PlotError(f"{folder}: expected a run folder (schedbench simulate --out, reproduce)")
+    expected = "; or ".join(f.expected() for f in JOB_FILES)
+    found = None
+    for name in dict.fromkeys(f.file for f in JOB_FILES):
+        if not (folder / name).is_file():
+            continue
+        header, rows = _read_csv(folder / name)
+        fmt = next((f for f in JOB_FILES if f.file == name and set(f.columns) <= set(header)), None)
+        if fmt is None:
+            raise PlotError(f"{folder / name}: expected the columns of {expected}")
+        found = fmt, rows
+        break
+    if found is None:
+        raise PlotError(f"{folder}: no per-job file; expected {expected}")
+    fmt, rows = found
+    doc = _read_json(folder / "metrics.json")
+    read = fmt.read(folder / fmt.file, rows, doc)
+    cols = read.cols
+    cols.setdefault("status", np.array([""] * len(rows), dtype=object))
+    cols.setdefault("user", np.full(len(rows), -1, dtype=np.int64))
     system = doc.get("system") or {}
     config = doc.get("config") or {}
     metrics = doc.get("metrics") or {}
-    usage_t, usage = _read_usage(folder / "usage.csv")
+    machine = config.get("machine")
+    machine = machine if isinstance(machine, dict) else {}
+    total = int(
+        sum(g.get("count", 0) for g in system.get("node_groups", []))
+        or machine.get("cores", 0)
+        or read.total
+        or 0
+    )
+    if (folder / "usage.csv").is_file():
+        usage_t, usage = _read_usage(folder / "usage.csv")
+    else:
+        usage_t, usage = units_in_use(cols["start"], cols["end"], cols["nodes"])
+    total = max(total, 1, int(np.nanmax(usage[:, 0], initial=0)) if usage.size else 1)
     window = None
     lo, hi = metrics.get("window_start_s"), metrics.get("window_end_s")
     if isinstance(lo, int | float) and isinstance(hi, int | float):
         window = (float(lo), float(hi))
-    t0 = float(np.nanmin(cols["submit"])) if cols["submit"].size else 0.0
-    caption = " | ".join(
-        str(x)
-        for x in (
-            config.get("workload"),
-            config.get("policy"),
-            f"{config.get('priority')} order" if config.get("priority") else None,
-            config.get("system"),
-            f"commit {config.get('commit')}" if config.get("commit") else "commit unknown",
-        )
-        if x
+    times = cols["submit"][np.isfinite(cols["submit"])]
+    if not times.size:
+        times = cols["start"][np.isfinite(cols["start"])]
+    t0 = float(times.min()) if times.size else 0.0
+    bb_gb = float(system.get("bb_gb") or 0.0)
+    ssd_gb = float(
+        sum(g.get("count", 0) * g.get("ssd_gb", 0.0) for g in system.get("node_groups", []))
     )
     return RunData(
         folder,
         cols,
         usage_t,
         usage,
-        int(
-            sum(g.get("count", 0) for g in system.get("node_groups", []))
-            or max(1, int(np.nanmax(cols["nodes"], initial=1)))
-        ),
-        float(system.get("bb_gb") or 0.0),
-        float(sum(g.get("count", 0) * g.get("ssd_gb", 0.0) for g in system.get("node_groups", []))),
+        total,
+        bb_gb,
+        ssd_gb,
         window,
-        caption,
+        _caption(config, fmt),
         t0,
+        read.unit,
+        read.blocks,
+        read.placement,
+        "first submission" if np.isfinite(cols["submit"]).any() else "first start",
     )
+
+
+def _caption(config: dict[str, Any], fmt: JobFile) -> str:
+    machine = config.get("machine")
+    machine = machine if isinstance(machine, dict) else {}
+    items = (
+        config.get("workload"),
+        config.get("policy"),
+        f"{config.get('priority')} order" if config.get("priority") else None,
+        f"mode {config.get('mode')}" if config.get("mode") else None,
+        config.get("system") or machine.get("name"),
+        f"commit {config.get('commit')}" if config.get("commit") else "commit unknown",
+    )
+    text = " | ".join(str(x) for x in items if x)
+    return text if config else f"{fmt.writer}: {fmt.file} ({text})"
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    cols: dict[str, np.ndarray]
+    unit: str = "node"
+    total: int = 0
+    blocks: list[list[tuple[int, int]]] | None = None
+    placement: str = "placed lowest-numbered first"
+
+
+_OPTIONAL = ("bb_gb", "first_alloc", "last_release", "deadline", "reserved_start")
+
+
+def _engine_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
+    """``schedbench simulate`` / suite cells (``bench/run/outputs.py``,
+    ``bench/run/cerberus.py:write_schedule``): the pictures' own columns."""
+    header = rows[0].keys() if rows else ()
+    cols = {
+        key: _numbers(path, rows, key)
+        for key in ("submit", "start", "end", "nodes", *_OPTIONAL)
+        if key in header or key in ("submit", "start", "end", "nodes")
+    }
+    try:
+        cols["user"] = np.array(
+            [int(r["user"]) if r.get("user", "") not in ("", None) else -1 for r in rows],
+            dtype=np.int64,
+        )
+    except ValueError as exc:
+        raise PlotError(f"{path}: column user: expected integers ({exc})") from exc
+    cols["status"] = np.array([r.get("status", "") for r in rows], dtype=object)
+    return _Read(cols)
+
+
+def _cerberus_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
+    """Cerberus ``simulate`` / ``reproduce cerberus`` (``bench/run/cerberus.py:JOB_COLUMNS``),
+    mapped as the suite's cells map it (``write_schedule``): a core is drawn as a node, the run
+    is ``run_start`` to ``exec_end`` (one-phase: to ``complete``), the three-phase stage-in and
+    drain are ``first_alloc`` (``stage_in_start``) and ``last_release`` (``complete``)."""
+    stage_in = _numbers(path, rows, "stage_in_start_s")
+    complete = _numbers(path, rows, "complete_s")
+    lifecycle = (doc.get("config") or {}).get("lifecycle")
+    three = lifecycle == "three-phase" if lifecycle else bool(np.isfinite(stage_in).any())
+    cols = {
+        "submit": _numbers(path, rows, "submit_s"),
+        "start": _numbers(path, rows, "run_start_s"),
+        "end": _numbers(path, rows, "exec_end_s") if three else complete,
+        "nodes": _numbers(path, rows, "cores"),
+        "status": np.array(
+            [{"done": "completed"}.get(r.get("state", ""), r.get("state", "")) for r in rows],
+            dtype=object,
+        ),
+    }
+    if three:
+        cols["first_alloc"], cols["last_release"] = stage_in, complete
+    return _Read(cols, unit="core")
+
+
+def _locality_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
+    """``reproduce locality``'s ``<scheduler>/jobs.csv``: each job on the cores of the node it
+    ran on. The file does not say how many cores a node has: the most any node ran at once
+    stands for it, and a job takes the lowest free cores of its node."""
+    cols = {
+        "submit": _numbers(path, rows, "submit_s"),
+        "start": _numbers(path, rows, "start_s"),
+        "end": _numbers(path, rows, "end_s"),
+        "nodes": _numbers(path, rows, "cores"),
+    }
+    node = _numbers(path, rows, "node")
+    if not rows:
+        return _Read(cols, unit="core", placement="each job on its node")
+    if not np.isfinite(node).all() or (node < 0).any():
+        raise PlotError(f"{path}: column node: expected a node index >= 0 on every row")
+    per_node = 1
+    for n in np.unique(node):
+        mine = node == n
+        _t, used = units_in_use(cols["start"][mine], cols["end"][mine], cols["nodes"][mine])
+        per_node = max(per_node, int(used[:, 0].max(initial=0)))
+    blocks: list[list[tuple[int, int]]] = [[] for _ in rows]
+    for n in np.unique(node):
+        mine = np.flatnonzero(node == n)
+        placed = assign_nodes(cols["start"][mine], cols["end"][mine], cols["nodes"][mine], per_node)
+        for j, b in zip(mine, placed, strict=True):
+            blocks[int(j)] = [(int(n) * per_node + first, count) for first, count in b]
+    nodes = int(node.max()) + 1
+    return _Read(
+        cols,
+        unit="core",
+        total=nodes * per_node,
+        blocks=blocks,
+        placement=f"{nodes} nodes x {per_node} cores, each job on its node",
+    )
+
+
+def _reservation_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
+    """``reproduce ar --requests``'s ``decisions.csv``: each accepted request on the PEs it
+    reserved (``pe_ids``), rejected ones not drawn; ``arrival_s`` and ``deadline_s`` where the
+    file has them."""
+    try:
+        pes = [[int(x) for x in (r.get("pe_ids") or "").split()] for r in rows]
+    except ValueError as exc:
+        raise PlotError(f"{path}: column pe_ids: expected PE numbers ({exc})") from exc
+    start = _numbers(path, rows, "start_s")
+    cols = {
+        "submit": _numbers(path, rows, "arrival_s") if rows and "arrival_s" in rows[0] else start,
+        "start": start,
+        "end": _numbers(path, rows, "end_s"),
+        "nodes": np.array([len(p) for p in pes], dtype=np.float64),
+        "status": np.array(
+            ["rejected" if r.get("accepted") == "0" else "accepted" for r in rows], dtype=object
+        ),
+    }
+    if rows and "deadline_s" in rows[0]:
+        cols["deadline"] = _numbers(path, rows, "deadline_s")
+    blocks = []
+    for p in pes:
+        ids = np.array(sorted(p), dtype=np.int64)
+        cut = np.flatnonzero(np.diff(ids) != 1) + 1
+        blocks.append([(int(b[0]), int(b.size)) for b in np.split(ids, cut) if b.size])
+    total = max((max(p) + 1 for p in pes if p), default=0)
+    return _Read(cols, unit="PE", total=total, blocks=blocks, placement="as reserved")
+
+
+#: Every per-job file format the pictures read, in the order they are tried.
+JOB_FILES: tuple[JobFile, ...] = (
+    JobFile(
+        "jobs.csv",
+        "schedbench simulate, suite runs",
+        ("submit", "start", "end", "nodes"),
+        _engine_jobs,
+    ),
+    JobFile(
+        "jobs.csv",
+        "Cerberus simulate, reproduce cerberus",
+        ("submit_s", "cores", "run_start_s", "exec_end_s", "complete_s"),
+        _cerberus_jobs,
+    ),
+    JobFile(
+        "jobs.csv",
+        "reproduce locality",
+        ("submit_s", "start_s", "end_s", "node", "cores"),
+        _locality_jobs,
+    ),
+    JobFile(
+        "decisions.csv",
+        "reproduce ar --requests",
+        ("start_s", "end_s", "pe_ids"),
+        _reservation_jobs,
+    ),
+)
+
+
+def units_in_use(
+    start: np.ndarray, end: np.ndarray, units: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The units (nodes, cores, PEs) held over time, summed from the jobs' ``[start, end)``
+    intervals, as the usage timeline's (t, (n, 4)) arrays (burst buffer and SSD columns 0)."""
+    ran = np.isfinite(start)
+    horizon = np.concatenate([start[ran], end[np.isfinite(end)]])
+    last = float(horizon.max()) if horizon.size else 0.0
+    stop = np.where(np.isfinite(end), end, last)[ran]
+    times = np.concatenate([start[ran], stop])
+    steps = np.concatenate([units[ran], -units[ran]])
+    if not times.size:
+        return np.zeros(0), np.zeros((0, 4))
+    instants, at = np.unique(times, return_inverse=True)
+    used = np.cumsum(np.bincount(at, weights=steps, minlength=instants.size))
+    out = np.zeros((instants.size, 4))
+    out[:, 0] = used
+    return instants, out
 
 
 def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -215,9 +453,19 @@ def assign_nodes(
 
 
 def _figure(width: float, height: float) -> Any:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)  # text is measured to fit titles and captions (style.fit_text)
+    return fig
+
+
+def _label(ax: Any, title: str, caption: str, caption_y: float) -> None:
+    """The axes' title and its caption underneath (both wrapped to fit the figure once drawn:
+    :func:`style.fit_inside`)."""
+    ax.set_title(title, fontsize=9)
+    ax.text(0.0, caption_y, caption, transform=ax.transAxes, fontsize=7, va="top")
 
 
 def _user_colors(users: np.ndarray) -> np.ndarray:
@@ -238,6 +486,21 @@ def _bb_colors(bb: np.ndarray) -> np.ndarray:
     return np.array(
         [cmap((math.log10(b) - lo) / span) if b > 0 else (0.8, 0.8, 0.8, 1.0) for b in bb]
     )
+
+
+def time_unit(runs: Sequence[RunData]) -> tuple[float, str]:
+    """The time axis' unit for the longest of ``runs``: hours from two hours on, minutes from two
+    minutes on, else seconds (a replayed reservation stream of minutes reads badly in hours).
+    ``--from`` / ``--to`` stay in hours."""
+    span = 0.0
+    for run in runs:
+        times = np.concatenate([run.jobs["start"], run.jobs["end"], run.usage_t])
+        times = times[np.isfinite(times)]
+        if times.size:
+            span = max(span, float(times.max()) - run.t0)
+    if span >= 2 * 3600:
+        return 3600.0, "h"
+    return (60.0, "min") if span >= 120 else (1.0, "s")
 
 
 def _select(
@@ -264,12 +527,22 @@ def _select(
 
 
 def _draw_gantt(
-    ax: Any, run: RunData, color: str, t_from: float | None, t_to: float | None, max_jobs: int
+    ax: Any,
+    run: RunData,
+    color: str,
+    t_from: float | None,
+    t_to: float | None,
+    max_jobs: int,
+    unit: tuple[float, str] = (3600.0, "h"),
 ) -> None:
     from matplotlib.collections import PolyCollection
 
     jobs = run.jobs
-    blocks = assign_nodes(jobs["start"], jobs["end"], jobs["nodes"], run.nodes)
+    blocks = (
+        run.blocks
+        if run.blocks is not None
+        else assign_nodes(jobs["start"], jobs["end"], jobs["nodes"], run.nodes)
+    )
     chosen, note = _select(run, t_from, t_to, max_jobs)
     horizon = np.nanmax(jobs["end"]) if np.isfinite(jobs["end"]).any() else np.nanmax(jobs["start"])
     if color == "bb" and "bb_gb" in jobs:
@@ -283,9 +556,9 @@ def _draw_gantt(
         color = "job (the workload has no user ids)"
     verts, faces = [], []
     for j in chosen:
-        s = (jobs["start"][j] - run.t0) / 3600
+        s = (jobs["start"][j] - run.t0) / unit[0]
         e_abs = jobs["end"][j] if not math.isnan(jobs["end"][j]) else horizon
-        e = (e_abs - run.t0) / 3600
+        e = (e_abs - run.t0) / unit[0]
         for first, count in blocks[j]:
             verts.append([(s, first), (e, first), (e, first + count), (s, first + count)])
             faces.append(palette[j])
@@ -299,11 +572,17 @@ def _draw_gantt(
             en, lr = jobs["end"][j], jobs.get("last_release", jobs["end"])[j]
             if fa < st:
                 ax.plot(
-                    [(fa - run.t0) / 3600, (st - run.t0) / 3600], [y, y], color="tab:orange", lw=0.8
+                    [(fa - run.t0) / unit[0], (st - run.t0) / unit[0]],
+                    [y, y],
+                    color="tab:orange",
+                    lw=0.8,
                 )
             if lr > en:
                 ax.plot(
-                    [(en - run.t0) / 3600, (lr - run.t0) / 3600], [y, y], color="tab:green", lw=0.8
+                    [(en - run.t0) / unit[0], (lr - run.t0) / unit[0]],
+                    [y, y],
+                    color="tab:green",
+                    lw=0.8,
                 )
     for key, marker, col, what in (
         ("deadline", "|", "red", "deadline"),
@@ -311,7 +590,7 @@ def _draw_gantt(
     ):
         if key in jobs:
             xs = [
-                (jobs[key][j] - run.t0) / 3600
+                (jobs[key][j] - run.t0) / unit[0]
                 for j in chosen
                 if blocks[j] and not math.isnan(jobs[key][j])
             ]
@@ -320,12 +599,13 @@ def _draw_gantt(
             ]
             if xs:
                 ax.scatter(xs, ys, marker=marker, color=col, s=12, label=what, zorder=3)
+    if color != "phase" and ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper right")
     ax.autoscale_view()
     ax.set_ylim(0, run.nodes)
-    ax.set_xlabel("time since the first submission (h)")
-    ax.set_ylabel(f"node (of {run.nodes:,}; placed lowest-numbered first)")
-    ax.set_title(f"{run.label}: jobs on nodes, coloured by {color}{note}", fontsize=9)
-    ax.text(0.0, -0.16, run.caption, transform=ax.transAxes, fontsize=7, va="top")
+    ax.set_xlabel(f"time since the {run.origin} ({unit[1]})")
+    ax.set_ylabel(f"{run.unit} (of {run.nodes:,}; {run.placement})")
+    _label(ax, f"{run.label}: jobs on {run.unit}s, coloured by {color}{note}", run.caption, -0.16)
     if color == "phase":
         from matplotlib.lines import Line2D
 
@@ -340,6 +620,25 @@ def _draw_gantt(
         )
 
 
+def gantt_figure(
+    runs: Sequence[RunData],
+    *,
+    color: str = "user",
+    t_from: float | None = None,
+    t_to: float | None = None,
+    max_jobs: int = MAX_JOBS,
+) -> Any:
+    """The Gantt chart of one run, or of several side by side (same time axis): the figure."""
+    if color not in COLOR_MODES:
+        raise PlotError(f"--color: expected one of {', '.join(COLOR_MODES)}, got {color!r}")
+    fig = _figure(7.5 * len(runs), 5.0)
+    axes = fig.subplots(1, len(runs), squeeze=False, sharex=True)[0]
+    for ax, run in zip(axes, runs, strict=True):
+        _draw_gantt(ax, run, color, t_from, t_to, max_jobs, time_unit(runs))
+    fit_inside(fig)
+    return fig
+
+
 def gantt(
     runs: Sequence[RunData],
     out: str | Path,
@@ -349,13 +648,8 @@ def gantt(
     t_to: float | None = None,
     max_jobs: int = MAX_JOBS,
 ) -> Path:
-    """The Gantt chart of one run, or of several side by side (same time axis), as a PNG."""
-    if color not in COLOR_MODES:
-        raise PlotError(f"--color: expected one of {', '.join(COLOR_MODES)}, got {color!r}")
-    fig = _figure(7.5 * len(runs), 5.0)
-    axes = fig.subplots(1, len(runs), squeeze=False, sharex=True)[0]
-    for ax, run in zip(axes, runs, strict=True):
-        _draw_gantt(ax, run, color, t_from, t_to, max_jobs)
+    """:func:`gantt_figure` as a PNG."""
+    fig = gantt_figure(runs, color=color, t_from=t_from, t_to=t_to, max_jobs=max_jobs)
     return _save(fig, out)
 
 
@@ -389,11 +683,11 @@ def queue_length(run: RunData) -> tuple[np.ndarray, np.ndarray]:
     return instants, np.cumsum(np.bincount(at, weights=steps, minlength=instants.size))
 
 
-def _draw_usage(axes: Sequence[Any], run: RunData) -> None:
+def _draw_usage(axes: Sequence[Any], run: RunData, unit: tuple[float, str] = (3600.0, "h")) -> None:
     top, bottom = axes
-    hours = (run.usage_t - run.t0) / 3600
+    hours = (run.usage_t - run.t0) / unit[0]  # in the figure's time unit
     series = [
-        ("nodes", 0, run.nodes),
+        (f"{run.unit}s", 0, run.nodes),
         ("burst buffer", 1, run.bb_gb),
         ("local SSD (requested)", 2, run.ssd_gb),
     ]
@@ -405,25 +699,31 @@ def _draw_usage(axes: Sequence[Any], run: RunData) -> None:
     top.set_ylabel("in use (% of capacity)")
     top.legend(fontsize=7, loc="upper right")
     t, q = queue_length(run)
-    th, qq = _reduce((t - run.t0) / 3600, q)
+    th, qq = _reduce((t - run.t0) / unit[0], q)
     bottom.step(th, qq, where="post", color="tab:purple", lw=0.9)
     bottom.set_ylabel("queue length (jobs)")
-    bottom.set_xlabel("time since the first submission (h)")
+    bottom.set_xlabel(f"time since the {run.origin} ({unit[1]})")
     for ax in axes:
         if run.window is not None:
-            lo, hi = ((w - run.t0) / 3600 for w in run.window)
+            lo, hi = ((w - run.t0) / unit[0] for w in run.window)
             ax.axvspan(lo, hi, color="0.9", zorder=0, label="_measurement window")
     top.set_title(f"{run.label}: resources in use and queue (grey: measurement window)", fontsize=9)
     bottom.text(0.0, -0.3, run.caption, transform=bottom.transAxes, fontsize=7, va="top")
 
 
-def usage(runs: Sequence[RunData], out: str | Path) -> Path:
+def usage_figure(runs: Sequence[RunData]) -> Any:
     """Resource use and queue length over time of one run, or of several side by side."""
     fig = _figure(7.5 * len(runs), 5.5)
     grid = fig.subplots(2, len(runs), squeeze=False, sharex="col")
     for i, run in enumerate(runs):
-        _draw_usage(grid[:, i], run)
-    return _save(fig, out)
+        _draw_usage(grid[:, i], run, time_unit(runs))
+    fit_inside(fig)
+    return fig
+
+
+def usage(runs: Sequence[RunData], out: str | Path) -> Path:
+    """:func:`usage_figure` as a PNG."""
+    return _save(usage_figure(runs), out)
 
 
 def _save(fig: Any, out: str | Path) -> Path:

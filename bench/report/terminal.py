@@ -27,7 +27,69 @@ def _fmt_int(v: Any) -> str:
 
 
 def _fmt_latency(v: Any) -> str:
-    return "n/a" if v is None else f"{v:.4g} s"
+    return "n/a" if v is None else duration(v)
+
+
+def duration(v: float) -> str:
+    """Seconds in the unit that reads best, to 3 significant digits: ``67.5 µs``, ``4.2 ms``,
+    ``12.3 s``; a minute or more also in hours (``216,008 s (60.00 h)``)."""
+    if v != v:  # NaN
+        return "n/a"
+    size = abs(v)
+    if size >= 60:
+        return _fmt_seconds(v)
+    if size >= 1 or size == 0:
+        return f"{v:.3g} s"
+    if size >= 1e-3:
+        return f"{v * 1e3:.3g} ms"
+    return f"{v * 1e6:.3g} µs"
+
+
+def _fmt_number(v: float) -> str:
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,d}"
+    return f"{v:,.4g}" if abs(v) >= 1 else f"{v:.3g}"
+
+
+#: How a metric of each catalogue unit (``simcore/metric_spec.py``) is shown in a summary.
+_BY_UNIT: dict[str, Callable[[float], str]] = {
+    "s": duration,
+    "share": lambda v: f"{100 * v:.2f} %",
+    "count": _fmt_number,
+    "GB": lambda v: f"{_fmt_number(v)} GB",
+    "jobs/s": lambda v: f"{_fmt_number(v)} jobs/s",
+    "": _fmt_number,
+}
+
+
+def _metric_label(name: str) -> str:
+    return name.removesuffix("_s").removeprefix("cerberus_").replace("_", " ")
+
+
+def format_metrics(metrics: Mapping[str, Any], names: Sequence[str]) -> str:
+    """The metrics ``names`` of ``metrics`` as a two-column table, each shown by its catalogue
+    unit (times in µs, ms, s or hours, shares in %, counts as integers, 3-4 significant digits);
+    absent metrics are skipped, ``None`` prints as ``n/a``."""
+    from schedbench.simcore.catalogue import catalogue
+
+    specs = catalogue()
+    rows = []
+    for name in names:
+        if name not in metrics:
+            continue
+        value = metrics[name]
+        spec = specs.get(name)
+        unit = spec.unit if spec is not None else ("s" if name.endswith("_s") else "")
+        number = _num(value)
+        rows.append(
+            (
+                _metric_label(name),
+                "n/a" if number is None else _BY_UNIT.get(unit, _fmt_number)(number),
+            )
+        )
+    return tabulate(
+        rows, headers=("metric", "value"), tablefmt="simple", colalign=("left", "right")
+    )
 
 
 _SUMMARY_ROWS: tuple[tuple[str, str, Any], ...] = (

@@ -8,7 +8,8 @@ Two forms (issue 14, items 7 and 8):
   serves the CSV's requests (``id, arrival_s, ready_s, duration_s, deadline_s, pes``) with a fit
   policy (``ff, pe-b, pe-w, du-b, du-w, pedu-b, pedu-w``) or any solver of the ``reservation``
   kind (``reservation-cpsat``, a plug-in) and writes ``DIR/decisions.csv`` (``id, accepted,
-  start_s, pe_ids``; accepted 1/0, PE ids space-separated, start and PEs empty when rejected)
+  start_s, pe_ids, arrival_s, end_s, deadline_s``; accepted 1/0, PE ids space-separated, start,
+  PEs and end empty when rejected; ``schedbench plot gantt|usage DIR`` draws it)
   and ``DIR/summary.csv`` (``acceptance, mean_slowdown, utilisation``). ``--swf TRACE`` instead
   of ``--requests`` takes the requests from an SWF trace (``--artime``, ``--deadline``,
   ``--af``, ``--seed``). A request that is not valid on the machine is named on stderr and
@@ -49,6 +50,7 @@ from typing import Any
 
 from schedbench.bench._io import atomic_write
 from schedbench.bench.progress import progress
+from schedbench.bench.report.style import series_style
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -312,16 +314,19 @@ def _serve_named(
 
 
 def write_decisions(result: ReservationRun, path: Path) -> None:
-    """``id, accepted, start_s, pe_ids`` in service order (arrival, id)."""
+    """``id, accepted, start_s, pe_ids, arrival_s, end_s, deadline_s`` in service order
+    (arrival, id); the last three let the schedule be drawn from this file alone."""
 
     def write(fh: Any) -> None:
         out = csv.writer(fh, lineterminator="\n")
-        out.writerow(["id", "accepted", "start_s", "pe_ids"])
+        out.writerow(["id", "accepted", "start_s", "pe_ids", "arrival_s", "end_s", "deadline_s"])
         for o in result.outcomes:
-            if o.accepted:
-                out.writerow([o.request.id, 1, o.start, " ".join(map(str, o.pe_ids))])
+            r = o.request
+            if o.accepted and o.start is not None:
+                pes = " ".join(map(str, o.pe_ids))
+                out.writerow([r.id, 1, o.start, pes, r.arrival, o.start + r.duration, r.deadline])
             else:
-                out.writerow([o.request.id, 0, "", ""])
+                out.writerow([r.id, 0, "", "", r.arrival, "", r.deadline])
 
     atomic_write(path, write, text=True)
 
@@ -742,12 +747,13 @@ def draw_figures(
         fig = Figure(figsize=(6.4, 4.2))
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
-        for p in policies:
+        for k, p in enumerate(policies):
             pts = [r for r in sub if r["policy"] == p]
             xs = list(range(len(pts))) if experiment == "flex" else [xof(r) for r in pts]
             ys = [r[metric] for r in pts]
             err = [0.0 if math.isnan(r[f"{metric}_ci95"]) else r[f"{metric}_ci95"] for r in pts]
-            ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(p, p))
+            style = series_style(k).line()
+            ax.errorbar(xs, ys, yerr=err, ms=3, capsize=2, label=LABELS.get(p, p), **style)
         if experiment == "flex":
             pts = [r for r in sub if r["policy"] == policies[0]]
             ax.set_xticks(list(range(len(pts))), [_flex_label(r) for r in pts])
@@ -781,7 +787,8 @@ def draw_figures(
                 for _s, items in bounded
             ]
             lowest = min([lowest, *ys])
-            ax.bar([x + k * width for x in range(len(bounded))], ys, width, label=LABELS.get(p, p))
+            xs = [x + k * width for x in range(len(bounded))]
+            ax.bar(xs, ys, width, label=LABELS.get(p, p), **series_style(k).bar())
         ax.set_xticks(
             [x + 0.4 - width / 2 for x in range(len(bounded))], labels, rotation=60, fontsize=6
         )

@@ -73,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench.progress import progress
+from schedbench.bench.report.style import series_style
 
 PAPER = "bbsched"
 SUMMARY = (
@@ -156,6 +157,9 @@ METHODS: tuple[Method, ...] = (
         "legacy",
     ),
 )
+
+#: Each method's series number, so it keeps one style across figures (``series_style``).
+_METHOD_INDEX: dict[str, int] = {m.name: i for i, m in enumerate(METHODS)}
 METHOD = {m.name: m for m in METHODS}
 #: The paper's eight methods (§4.3): what "best overall" is ranked among.
 PAPER_EIGHT = (
@@ -1116,12 +1120,19 @@ def _bars(
     scale: float = 1.0,
     stamp: str = "",
 ) -> None:
+    bars_figure(res, key, title, ylabel, scale, stamp).savefig(path)
+
+
+def bars_figure(
+    res: Results, key: str, title: str, ylabel: str, scale: float = 1.0, stamp: str = ""
+) -> Any:
+    """Figures 6-8 and 12: per scenario, one bar per method (mean over the seeds, 95 % CI);
+    each method keeps its colour and hatch (``bench/report/style.py``) in every figure."""
     scenarios = res.scenarios
     methods = [m.name for m in METHODS if any((sc, m.name, 20) in res.by for sc in scenarios)]
     fig = _figure(max(8.0, 1.6 * len(scenarios) + 3), 4.4)
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / len(methods)
-    cmap = __import__("matplotlib").colormaps["tab10"]
     for i, m in enumerate(methods):
         xs, ys, errs = [], [], []
         for j, sc in enumerate(scenarios):
@@ -1131,7 +1142,8 @@ def _bars(
             xs.append(j - 0.4 + (i + 0.5) * width)
             ys.append(scale * e.mean)
             errs.append(scale * (e.high - e.mean))
-        ax.bar(xs, ys, width, yerr=errs, label=m, color=cmap(i % 10), capsize=1.5)
+        style = series_style(_METHOD_INDEX[m])
+        ax.bar(xs, ys, width, yerr=errs, label=m, capsize=1.5, **style.bar())
     ax.set_xticks(range(len(scenarios)), scenarios)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
@@ -1139,7 +1151,7 @@ def _bars(
     if stamp:
         fig.text(0.99, 0.01, stamp, ha="right", va="bottom", fontsize=6, color="0.4")
     fig.tight_layout()
-    fig.savefig(path)
+    return fig
 
 
 def _breakdown_figure(
@@ -1160,7 +1172,6 @@ def _breakdown_figure(
     fig = _figure(11.0, 4.2)
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / len(methods)
-    cmap = __import__("matplotlib").colormaps["tab10"]
     for i, m in enumerate(methods):
         ys = [statistics.fmean(cell[(m, b)]) / 3600 if cell.get((m, b)) else 0 for b in bins]
         ax.bar(
@@ -1168,7 +1179,7 @@ def _breakdown_figure(
             ys,
             width,
             label=m,
-            color=cmap(i % 10),
+            **series_style(_METHOD_INDEX[m]).bar(),
         )
     ax.set_xticks(range(len(bins)), bins, fontsize=8)
     ax.set_ylabel("mean wait (h)")

@@ -10,7 +10,7 @@ DIR holds the six input workloads: by default the shipped dataset ``cerberus``
 Writes
 
 * ``OUT/<run>/jobs.csv`` (one row per job: submit, phase starts and ends, waits, response),
-  ``metrics.json``, ``knapsack_calls.csv`` (and ``decisions.jsonl`` with
+  ``usage.csv``, ``metrics.json``, ``knapsack_calls.csv`` (and ``decisions.jsonl`` with
   ``--record-decisions``) for the runs ``fcfs_cerberus``, ``maxt_cerberus``, ``maxp_cerberus``,
   ``cerberus_1d``, ``onephase_bb``, ``onephase_io``;
 * ``OUT/summary.csv`` — the metrics per published run;

@@ -274,15 +274,25 @@ def describe(result: CerberusResult) -> dict[str, Any]:
 
 
 def write_outputs(result: CerberusResult, out: Path, *, budget_s: float) -> dict[str, Any]:
-    """``jobs.csv``, ``metrics.json`` and ``knapsack_calls.csv`` in ``out``; returns the metrics."""
+    """``jobs.csv``, ``usage.csv`` (:func:`write_usage`), ``metrics.json`` and
+    ``knapsack_calls.csv`` in ``out``; returns the metrics. ``metrics.json``'s ``config`` says
+    what ran (:func:`describe`) and the git ``commit``, and ``system`` the machine, so
+    ``schedbench plot`` can draw the folder."""
+    from schedbench.bench.run.outputs import commit_of_checkout
+
     out.mkdir(parents=True, exist_ok=True)
     write_jobs_csv(result, out / "jobs.csv")
+    bb_total_gb = write_usage(result, out / "usage.csv")
     metrics = compute_cerberus_metrics(result, budget_s=budget_s)
     cat = catalogue()
     doc = {
         "metrics": metrics,
         "definitions": {k: cat[k].definition for k in metrics if k in cat},
-        "config": describe(result),
+        "config": {**describe(result), "commit": commit_of_checkout()},
+        "system": {
+            "node_groups": [{"count": result.machine.cores, "ssd_gb": 0.0}],
+            "bb_gb": bb_total_gb,
+        },
     }
     (out / "metrics.json").write_text(json.dumps(doc, indent=2, default=_json) + "\n")
     if result.calls:
@@ -362,23 +372,7 @@ def write_schedule(result: CerberusResult, out: Path, *, metrics: Mapping[str, A
             w.writerow([*row, ""])
     tmp.replace(out / "jobs.csv")
     m = result.machine
-    bb_total_gb = m.bb * (1000.0 if m.bb_unit == "TB" else 1.0)
-    bb = result.sample_bb if result.sample_bb is not None else np.zeros_like(result.sample_t)
-    tmp = out / "usage.csv.tmp"
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["t", "nodes", "bb_gb", "ssd_requested_gb", "ssd_assigned_gb"])
-        for when, cpu, used in zip(result.sample_t, result.sample_cpu, bb, strict=True):
-            w.writerow(
-                [
-                    repr(float(when)),
-                    repr(float(cpu) * m.cores),
-                    repr(float(used) * bb_total_gb),
-                    0,
-                    0,
-                ]
-            )
-    tmp.replace(out / "usage.csv")
+    bb_total_gb = write_usage(result, out / "usage.csv")
     doc = {
         "metrics": dict(metrics),
         "config": {
@@ -393,6 +387,32 @@ def write_schedule(result: CerberusResult, out: Path, *, metrics: Mapping[str, A
     tmp = out / "metrics.json.tmp"
     tmp.write_text(json.dumps(doc, indent=2, default=_json) + "\n")
     tmp.replace(out / "metrics.json")
+
+
+def write_usage(result: CerberusResult, path: Path) -> float:
+    """``usage.csv`` in the engine's format (``bench/run/outputs.py``): the simulator's own
+    samples (share of cores and burst buffer in use after each pass) times the machine's totals,
+    cores in the ``nodes`` column; written to a temporary name, then renamed. Returns the
+    machine's burst buffer in GB."""
+    m = result.machine
+    bb_total_gb = m.bb * (1000.0 if m.bb_unit == "TB" else 1.0)
+    bb = result.sample_bb if result.sample_bb is not None else np.zeros_like(result.sample_t)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        w.writerow(["t", "nodes", "bb_gb", "ssd_requested_gb", "ssd_assigned_gb"])
+        for when, cpu, used in zip(result.sample_t, result.sample_cpu, bb, strict=True):
+            w.writerow(
+                [
+                    repr(float(when)),
+                    repr(float(cpu) * m.cores),
+                    repr(float(used) * bb_total_gb),
+                    0,
+                    0,
+                ]
+            )
+    tmp.replace(path)
+    return bb_total_gb
 
 
 def _json(value: Any) -> Any:

@@ -143,6 +143,12 @@ class ProblemKind:
         """A short shape of a problem for tables (``w=20 K=2 M=2``)."""
         return self.name
 
+    def describe_answer(self, problem: Any, decision: Any) -> str:
+        """A decision's answer in a few words for tables: what tells two solvers' answers apart
+        (by default the objective vector, ``(4053.6)``); "" when it carries none."""
+        objectives = ", ".join(f"{x:g}" for x in getattr(decision, "objectives", ()))
+        return f"({objectives})" if objectives else ""
+
     def examples(self) -> list[tuple[str, Any]]:
         """Small problems for the solver conformance suite (label, problem)."""
         return []

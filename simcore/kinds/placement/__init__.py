@@ -69,6 +69,20 @@ class PlacementKind(ProblemKind):
     def describe(self, problem: Any) -> str:
         return f"{problem.nodes} candidates"
 
+    def describe_answer(self, problem: Any, decision: Any) -> str:
+        """``node 1 at t=100 (delay 4053.6)``: where and when the job starts (the candidate's
+        index too when a node is offered more than once), and the weighted completion delay."""
+        if not 0 <= decision.node < problem.nodes:
+            return ""
+        node = int(problem.node_ids[decision.node])
+        where = f"node {node}" + (
+            f" (candidate {decision.node})"
+            if len(set(problem.node_ids.tolist())) < problem.nodes
+            else ""
+        )
+        delay = f" (delay {decision.objectives[0]:g})" if decision.objectives else ""
+        return f"{where} at t={decision.start:g}{delay}"
+
     def examples(self) -> list[tuple[str, Any]]:
         return [
             (

@@ -35,6 +35,19 @@ def feasible_start(problem: ReservationProblem) -> tuple[int, tuple[int, ...]] |
     return found.start, tuple(found.pe_ids)
 
 
+def pe_ranges(pes: Any) -> str:
+    """PE numbers as ranges: ``0-2,5``."""
+    ids = sorted(int(p) for p in pes)
+    out: list[str] = []
+    for p in ids:
+        if out and int(out[-1].rpartition("-")[2]) == p - 1:
+            first = out[-1].partition("-")[0]
+            out[-1] = f"{first}-{p}"
+        else:
+            out.append(str(p))
+    return ",".join(out)
+
+
 class ReservationKind(ProblemKind):
     name = "reservation"
     summary = "accept a request with a start time and PEs inside its deadline window, or reject"
@@ -100,6 +113,12 @@ class ReservationKind(ProblemKind):
 
     def describe(self, problem: Any) -> str:
         return f"{problem.n_pe}/{problem.pes} PEs"
+
+    def describe_answer(self, problem: Any, decision: Any) -> str:
+        """``start 10 on PEs 0-1``, or ``rejected``: the reservation the solver made."""
+        if decision.accepted:
+            return f"start {decision.start:g} on PEs {pe_ranges(decision.pe_set)}"
+        return "rejected" if self.answered(decision) else ""
 
     def examples(self) -> list[tuple[str, Any]]:
         return [

@@ -115,6 +115,11 @@ class SelectionKind(ProblemKind):
     def describe(self, problem: Any) -> str:
         return f"{problem.w}/{problem.K}/{problem.M}"
 
+    def describe_answer(self, problem: Any, decision: Any) -> str:
+        """``3 jobs: (96, 13)``: how many jobs start and the objective vector."""
+        objectives = ", ".join(f"{x:g}" for x in decision.objectives)
+        return f"{len(decision.selected)} jobs: ({objectives})"
+
     def examples(self) -> list[tuple[str, Any]]:
         """BBSched's Table 1 and a small random problem (the full selection conformance set is
         in ``solvers/testing.py``)."""
