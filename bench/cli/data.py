@@ -117,12 +117,14 @@ def run_list(args: argparse.Namespace) -> int:
             digest = f" sha256 {c.sha256}" if c.sha256 and not c.failed else ""
             detail = f" ({c.detail})" if c.detail else ""
             print(f"{c.status:<11} {c.dataset}/{c.file}: {c.path}{digest}{detail}")
-    local = [c for c in checks if c.status not in ("not fetched",)]
+    checked = [c for c in checks if c.status not in ("not fetched", "unpinned")]
+    unpinned = [c for c in checks if c.status == "unpinned"]
     failed = [c for c in checks if c.failed]
     print(
-        f"\n{len(local)} local files checked against their sha256"
+        f"\n{len(checked)} local files checked against their sha256"
         + (" (and the uncompressed originals)" if args.verify else "")
         + f": {'all match' if not failed else f'{len(failed)} FAILED'}"
+        + (f"; {len(unpinned)} with no sha256 to check against" if unpinned else "")
     )
     print(f"fetched datasets go to {datasets.cache_dir()} (set {datasets.CACHE_ENV} to change it)")
     for c in failed:
