@@ -55,5 +55,5 @@ def _import_module(module_name: str) -> Any:
                     f"No module named {top!r} on the Python path or in the current folder "
                     f"({cwd}); set PYTHONPATH to the folder that holds it",
                     name=top,
-                ) from None
+                ) from again
             raise
