@@ -14,10 +14,11 @@ nothing in the reference either) and, within a second:
 2. jobs planned to start now start;
 3. jobs submitted up to now arrive — into the queue if a job ended this second, else into a
    separate "new" list;
-4. the scheduler may run, only if ``options.gate_s`` seconds have passed since its last run:
-   after a job end it clears every plan and replans the queue (``full`` run); else, if jobs
-   arrived this second, it plans the new list behind the existing plans (``new`` run), which
-   then joins the queue's tail;
+4. the scheduler may run, only in an open second of the gate (``options.gate_s``; in the
+   reference the seconds t0 + k·30, k ≥ 1, where t0 is the first second: see
+   ``LocalityOptions.gate_clock``): after a job end it clears every plan and replans the queue
+   (``full`` run); else, if jobs arrived this second, it plans the new list behind the existing
+   plans (``new`` run), which then joins the queue's tail;
 5. the jobs it planned for now start.
 
 The run ends as soon as every evaluated (category 1) job has started (§4); their end times are
@@ -67,6 +68,7 @@ from schedbench.simcore.solver import timed_solve
 
 __all__ = [
     "FileEntry",
+    "JobNeverStartsError",
     "LocalityResult",
     "LocalityScheduler",
     "LocalitySimulator",
@@ -75,6 +77,14 @@ __all__ = [
 ]
 
 _NEVER = 2**62
+
+
+class JobNeverStartsError(SimulationError):
+    """No event is left that could plan an evaluated job that has not started: in reference
+    mode, the fixed 30 s gate grid (``LocalityOptions.gate_clock``) on a workload too sparse for
+    job ends and arrivals to fall on it. The reference itself loops until its clock overflows.
+    Not a bug of the engine: callers that only need what happened before (recorded decisions)
+    may catch it."""
 
 
 class LocalityScheduler(Protocol):
@@ -1068,6 +1078,8 @@ class LocalitySimulator:
         self._place_history_jobs(history)
         self._start_jobs()
         gate = self.options.gate_s
+        grid = self.options.gate_clock == "grid"
+        t0 = self.t
         always = self.options.replan == "always"
         last_run = -(2**62)
         a = 0  # next arrival
@@ -1101,7 +1113,14 @@ class LocalitySimulator:
                     self.scheduled[j] = self._key
                 else:
                     self.new_list[j] = self._key
-            open_gate = t - last_run >= gate
+            if gate == 0:
+                open_gate = True
+            elif grid:
+                # the reference's fixed grid t0 + k·gate, k >= 1 (LocalityOptions.gate_clock);
+                # the seconds this loop skips have no event, so they change nothing
+                open_gate = t > t0 and (t - t0) % gate == 0
+            else:
+                open_gate = t - last_run >= gate
             # Everything scheduled is replanned after an end (paper mode: after any event);
             # otherwise only the new arrivals are planned.
             if self.scheduled and (ended or (always and arrived)):
@@ -1144,19 +1163,34 @@ class LocalitySimulator:
         w = self.workload
         waiting = [j for j in range(len(w)) if self.category[j] == EVALUATED and self.start[j] < 0]
         j = waiting[0]
+        opts = self.options
+        gated = opts.gate_s > 0
+        when = (
+            f" in an open second of the {opts.gate_s} s gate"
+            + (" (t0 + k·gate)" if opts.gate_clock == "grid" else "")
+            if gated
+            else ""
+        )
         if j in self.new_list:
             why = (
                 "it is held in the new-arrivals list, which only a scheduler run in a second with "
-                "arrivals and no job end plans, and no such second is left"
+                f"arrivals and no job end{when} plans, and no such second is left"
             )
         elif j in self.scheduled:
-            why = "it is queued but no scheduler run is left to plan it (no job end or arrival follows)"
+            why = f"it is queued but no job end or arrival{when} is left to plan it"
         else:
             why = "it never arrived"
-        raise SimulationError(
+        hint = (
+            "; the reference's gate needs a workload dense enough for events to fall on its "
+            "grid (the reference itself would loop until its clock overflows): try gate_s=0 "
+            "(--gate 0) or paper mode"
+            if gated
+            else ""
+        )
+        raise JobNeverStartsError(
             f"evaluated job {int(w.job_id[j])} ({w.where(j)}) can never start: {why}; "
             f"{len(waiting)} evaluated job(s) unstarted at t={self.t} "
-            f"(scheduler {self.scheduler.name}, gate {self.options.gate_s} s)"
+            f"(scheduler {self.scheduler.name}, gate {opts.gate_s} s){hint}"
         )
 
 
