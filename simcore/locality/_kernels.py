@@ -343,3 +343,105 @@ def leo_weights(
         else:
             v1[i] = w1
             v2[i] = w2
+
+
+# -- the planner's file intervals (model note §5) ---------------------------------------------------
+# One scheduler run's intervals (start, load complete, planned end) of every (node, file), kept as
+# one linked list per file in flat arrays: ``iv[i]`` = (node, start, load complete, end, next
+# interval of the same file or −1), ``ht[f]`` = (first, last) interval of file ``f`` or −1. A
+# node's intervals of a file appear in the list in the order they were added, which is the
+# order the reference keeps in its per-node lists.
+IV_NODE, IV_START, IV_LOAD, IV_END, IV_NEXT = range(5)
+ENT_NODE, ENT_FILE, ENT_LOAD, ENT_END, ENT_USERS = range(5)
+
+
+@njit(cache=True)
+def ival_append(
+    iv: np.ndarray, ht: np.ndarray, m: int, file: int, node: int, start: int, load: int, end: int
+) -> None:  # pragma: no cover
+    """Add interval ``m`` (the next free row of ``iv``) to ``file``'s list."""
+    iv[m, IV_NODE] = node
+    iv[m, IV_START] = start
+    iv[m, IV_LOAD] = load
+    iv[m, IV_END] = end
+    iv[m, IV_NEXT] = -1
+    if ht[file, 0] < 0:
+        ht[file, 0] = m
+    else:
+        iv[ht[file, 1], IV_NEXT] = m
+    ht[file, 1] = m
+
+
+@njit(cache=True)
+def ivals_rebuild(
+    iv: np.ndarray, ht: np.ndarray, ent: np.ndarray, n_ent: int, now: int
+) -> int:  # pragma: no cover
+    """``get_current_intervals`` (§5): drop every interval and give each file entry of ``ent``
+    (rows (node, file, load complete, end, running users)) one interval from the jobs running
+    now — (now, max(load complete, now), end) — or, if its last user ended this very second,
+    (now, now, now); returns the number of intervals."""
+    for f in range(ht.shape[0]):
+        ht[f, 0] = -1
+        ht[f, 1] = -1
+    m = 0
+    for e in range(n_ent):
+        if ent[e, ENT_USERS] > 0:
+            ival_append(
+                iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now,
+                max(ent[e, ENT_LOAD], now), ent[e, ENT_END],
+            )  # fmt: skip
+            m += 1
+        elif ent[e, ENT_END] == now:
+            ival_append(iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now, now, now)
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def load_terms(
+    iv: np.ndarray,
+    ht: np.ndarray,
+    file: int,
+    at: np.ndarray,
+    now: int,
+    from_now: bool,
+    full: Any,
+    mark: np.ndarray,
+    stamp: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover
+    """TL of a job reading ``file`` on every node at ``at[n]`` (§6) into ``out``: on a node,
+    the first of its intervals of the file that contains ``at[n]`` (ends included) decides — 0
+    if the load is complete by then, else the rest of the load from now (``from_now``,
+    reference) or from ``at[n]`` (paper); ``full`` (size / bandwidth) where none does.
+    ``mark``/``stamp`` record the nodes already decided (``mark[n] == stamp``) without
+    clearing an array per call."""
+    for n in range(out.size):
+        out[n] = full
+    i = ht[file, 0]
+    while i >= 0:
+        n = iv[i, IV_NODE]
+        if mark[n] != stamp:
+            a = at[n]
+            if iv[i, IV_START] <= a and a <= iv[i, IV_END]:
+                mark[n] = stamp
+                if iv[i, IV_LOAD] <= a:
+                    out[n] = 0
+                else:
+                    out[n] = iv[i, IV_LOAD] - (now if from_now else a)
+        i = iv[i, IV_NEXT]
+
+
+@njit(cache=True)
+def load_term_one(
+    iv: np.ndarray, ht: np.ndarray, file: int, node: int, at: int, now: int, from_now: bool
+) -> tuple[bool, int]:  # pragma: no cover
+    """:func:`load_terms` on one node: (whether an interval decides, its TL)."""
+    i = ht[file, 0]
+    while i >= 0:
+        if iv[i, IV_NODE] == node and iv[i, IV_START] <= at and at <= iv[i, IV_END]:
+            if iv[i, IV_LOAD] <= at:
+                return True, 0
+            return True, iv[i, IV_LOAD] - (now if from_now else at)
+        i = iv[i, IV_NEXT]
+    return False, 0

@@ -104,21 +104,20 @@ class FileEntry:
     is seen on the node (planned or loaded) and never removes it; ``rank`` is its place in the
     node's list (scan order of the eviction term). ``load_done`` is when its current load
     completes, ``end_time`` when its last user ends (or the latest planned end of its running
-    users), ``users`` how many running jobs use it. ``ivals`` are the planner's intervals
-    (start, load complete, planned end) of the current scheduler run ``run``."""
+    users), ``users`` how many running jobs use it. ``eid`` is its row in the engine's entry
+    table, which mirrors those three for the compiled interval rebuild."""
 
-    __slots__ = ("end_time", "file", "ivals", "load_done", "node", "rank", "run", "size", "users")
+    __slots__ = ("eid", "end_time", "file", "load_done", "node", "rank", "size", "users")
 
-    def __init__(self, node: int, file: int, size: float, rank: int):
+    def __init__(self, node: int, file: int, size: float, rank: int, eid: int):
         self.node = node
         self.file = file
         self.size = size  # float32 value held exactly in a Python float (single mode)
         self.rank = rank
+        self.eid = eid
         self.load_done = -1
         self.end_time = -1
         self.users = 0
-        self.ivals: list[tuple[int, int, int]] = []
-        self.run = -1
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -417,16 +416,21 @@ class LocalitySimulator:
         self.at_t = 0
         self.biggest_hole = 0
         self.biggest_hole_id = 0
-        # per-run file views
-        self.run_id = 0
-        self.live_by_file: dict[int, dict[int, FileEntry]] = {}
-        self.live_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self.ended_now: list[FileEntry] = []
-        self.ended_at = -1
-        self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
-        self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        # per-run file views: the planner's intervals (simcore/locality/_kernels.py), rebuilt at
+        # every scheduler run from the entry table, which mirrors each FileEntry's node, file,
+        # load completion, end and running users
+        self._ent = np.zeros((1024, 5), dtype=np.int64)
+        self._n_ent = 0
+        max_file = int(workload.file.max()) if n else 0
+        self._iv = np.zeros((4096, 5), dtype=np.int64)
+        self._ht = np.full((max_file + 1, 2), -1, dtype=np.int64)
+        self._n_iv = 0
+        self._mark = np.zeros(N, dtype=np.int64)  # load_terms' decided nodes (by stamp)
+        self._stamp = 0
+        self._from_now = self.options.load_term_from == "now"
+        self._tl_dtype = np.float32 if single else np.float64
         # eviction rows (simcore/locality/_kernels.py): the base rows (entries with intervals at
-        # the start of a run: live files and files whose last user ended at ``ended_at``), kept
+        # the start of a run: live files and files whose last user ended this second), kept
         # up to date at job starts and ends, and the run's working copy, which placements extend
         self._rows_base = _EvictRows(N, np.float32 if single else np.float64)
         self._rows = _EvictRows(N, np.float32 if single else np.float64)
@@ -474,26 +478,19 @@ class LocalitySimulator:
     def _begin_run(self) -> None:
         """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
         running now; a file whose last user ended this very second gets a zero-length interval at
-        now; intervals planned by earlier runs are dropped.
-
-        The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
-        run first reads or extends them. Nothing a run does changes what the rebuild reads (the
-        entry's users, load completion and end time change only when jobs start or end, between
-        runs), so the result is the same as rebuilding every entry here.
+        now; intervals planned by earlier runs are dropped (compiled:
+        :func:`~simcore.locality._kernels.ivals_rebuild`, over the entry table).
 
         The eviction rows (§6's E reads the end of each entry's latest interval) follow the same
         rule without a rebuild: the base rows hold exactly the entries this rebuild gives an
         interval — live files (end = their latest planned end, set at each job start) and files
-        whose last user ended at ``ended_at`` (end = that second) — once the files that ended
+        whose last user ended this very second (end = that second) — once the files that ended
         before now are dropped here; the run works on a copy that its placements extend."""
-        self.run_id += 1
-        for byf in self.planned_by_file.values():
-            byf.clear()
-        self.planned_by_file = {}
-        for d in self.planned_by_node:
-            d.clear()
-        # eviction rows: ended files stop having intervals once their end second has passed
         t = self.t
+        if self._iv.shape[0] < self._n_ent + 1:
+            self._grow_iv(self._n_ent + 1)
+        self._n_iv = _k.ivals_rebuild(self._iv, self._ht, self._ent, self._n_ent, t)
+        # eviction rows: ended files stop having intervals once their end second has passed
         keep: list[FileEntry] = []
         for e in self._ended_rows:
             if e.users == 0:
@@ -504,73 +501,37 @@ class LocalitySimulator:
         self._ended_rows = keep
         self._rows.copy_from(self._rows_base)
 
-    def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
-        """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
-        one (now, load complete, end) if jobs running now use the file, a zero-length one at now
-        if its last user ended this very second, else none (until the run plans one)."""
-        if e.run != self.run_id:
-            t = self.t
-            if e.users > 0:
-                e.ivals = [(t, max(e.load_done, t), e.end_time)]
-            elif self.ended_at == t and e.end_time == t:
-                # users == 0 and end_time == now: its last user ended this second (ended_now)
-                e.ivals = [(t, t, t)]
-            else:
-                e.ivals = []
-            e.run = self.run_id
-        return e.ivals
+    def _grow_iv(self, need: int) -> None:
+        cap = max(need, 2 * self._iv.shape[0])
+        grown = np.zeros((cap, 5), dtype=np.int64)
+        grown[: self._n_iv] = self._iv[: self._n_iv]
+        self._iv = grown
 
-    def _has_ivals(self, e: FileEntry) -> bool:
-        return bool(self._ivals(e))
-
-    def _file_entries(self, f: int) -> list[FileEntry]:
-        out: dict[int, FileEntry] = {}
-        live = self.live_by_file.get(f)
-        if live:
-            out.update(live)
-        if self.ended_at == self.t:
-            for e in self.ended_now:
-                if e.file == f and self._has_ivals(e):
-                    out[e.node] = e
-        planned = self.planned_by_file.get(f)
-        if planned:
-            out.update(planned)
-        return list(out.values())
-
-    def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
-        """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
-        for s, load, end in self._ivals(e):
-            if s <= at and load <= at and at <= end:
-                return 0.0
-            if s <= at and at <= end:
-                ref = self.t if self.options.load_term_from == "now" else at
-                return float(load - ref)
-        return None
+    def _sync_entry(self, e: FileEntry) -> None:
+        """Mirror ``e``'s load completion, end and users into the entry table."""
+        row = self._ent[e.eid]
+        row[2] = e.load_done
+        row[3] = e.end_time
+        row[4] = e.users
 
     def load_terms(self, job: int, at: np.ndarray) -> np.ndarray:
-        dtype = np.float32 if self.options.single_precision else np.float64
         f = self.file[job]
         if f == 0:
-            return np.zeros(self.N, dtype=dtype)
-        out = np.full(self.N, self.full_tl[job], dtype=dtype)
-        for e in self._file_entries(f):
-            if not self._has_ivals(e):
-                continue
-            v = self._tl_entry(e, job, int(at[e.node]))
-            if v is not None:
-                out[e.node] = v
+            return np.zeros(self.N, dtype=self._tl_dtype)
+        out = np.empty(self.N, dtype=self._tl_dtype)
+        self._stamp += 1
+        _k.load_terms(
+            self._iv, self._ht, f, at, self.t, self._from_now,
+            out.dtype.type(self.full_tl[job]), self._mark, self._stamp, out,
+        )  # fmt: skip
         return out
 
     def load_term_one(self, job: int, node: int, at: int) -> float:
         f = self.file[job]
         if f == 0:
             return 0.0
-        e = self.data[node].get(f)
-        if e is not None and self._has_ivals(e):
-            v = self._tl_entry(e, job, at)
-            if v is not None:
-                return v
-        return self.full_tl[job]
+        found, v = _k.load_term_one(self._iv, self._ht, f, node, at, self.t, self._from_now)
+        return float(v) if found else self.full_tl[job]
 
     def _evict_args(self, job: int) -> tuple[Any, ...]:
         """The arguments of the compiled eviction term after (node, file, at) for ``job`` (they
@@ -626,9 +587,17 @@ class LocalitySimulator:
     def _entry(self, node: int, f: int) -> FileEntry:
         e = self.data[node].get(f)
         if e is None:
-            e = FileEntry(node, f, self.size_of_file(f, node), self._rank)
+            eid = self._n_ent
+            e = FileEntry(node, f, self.size_of_file(f, node), self._rank, eid)
             self._rank += 1
             self.data[node][f] = e
+            if eid == self._ent.shape[0]:
+                self._ent = np.concatenate([self._ent, np.zeros_like(self._ent)])
+            self._ent[eid, 0] = node
+            self._ent[eid, 1] = f
+            self._ent[eid, 2] = -1
+            self._ent[eid, 3] = -1
+            self._n_ent = eid + 1
         return e
 
     def size_of_file(self, f: int, node: int) -> float:
@@ -842,10 +811,12 @@ class LocalitySimulator:
         f = self.file[job]
         if add_interval and self.scheduler.uses_files:
             e = self._entry(node, f)
-            self._ivals(e).append((start, start + transfer, start + wall))
+            m = self._n_iv
+            if m == self._iv.shape[0]:
+                self._grow_iv(m + 1)
+            _k.ival_append(self._iv, self._ht, m, f, node, start, start + transfer, start + wall)
+            self._n_iv = m + 1
             self._rows.set(e, start + wall)
-            self.planned_by_node[node][f] = e
-            self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)
         heapq.heappush(self.start_heap, start)
 
@@ -915,9 +886,7 @@ class LocalitySimulator:
             e.users += 1
             if self._track_rows:
                 self._rows_base.set(e, e.end_time)
-            if e.users == 1:
-                self.live_by_node[node][f] = e
-                self.live_by_file.setdefault(f, {})[node] = e
+                self._sync_entry(e)
         overhead = transfer if transfer else wait
         end = t + min(self.delay[j] + overhead, wall)
         if end <= t:
@@ -971,18 +940,11 @@ class LocalitySimulator:
                 e.users -= 1
                 if e.users == 0:
                     e.end_time = t
-                    del self.live_by_node[node][f]
-                    byf = self.live_by_file[f]
-                    del byf[node]
-                    if not byf:
-                        del self.live_by_file[f]
-                    if self.ended_at != t:
-                        self.ended_now = []
-                        self.ended_at = t
-                    self.ended_now.append(e)
                     if self._track_rows:
                         self._rows_base.set(e, t)
                         self._ended_rows.append(e)
+                if self._track_rows:
+                    self._sync_entry(e)
         return ended
 
     def _reset(self) -> None:
