@@ -217,38 +217,6 @@ def select_reference(
 
 
 @njit(cache=True)
-def backfill_prefilter(
-    hole_count: np.ndarray,
-    hole_last_end: np.ndarray,
-    avail: np.ndarray,
-    cores: int,
-    now: int,
-    end_by: int,
-    need_lasting_hole: bool,
-) -> np.ndarray:  # pragma: no cover
-    """Hole nodes, in scan order, that pass two necessary conditions of backfilling a job of
-    ``cores`` cores now (§7): enough cores free now besides the hole (``avail`` is each node's
-    sorted core free times), and, unless the hole quirk is on, a hole lasting until ``end_by``
-    (a node's holes are sorted by end: its last one lasts longest)."""
-    out = np.empty(hole_count.size, dtype=np.int64)
-    m = 0
-    width = avail.shape[1]
-    for node in range(hole_count.size):
-        h = hole_count[node]
-        if h == 0:
-            continue
-        if cores > h:
-            col = min(cores - 1 - h, width - 1)
-            if avail[node, col] > now:
-                continue
-        if need_lasting_hole and hole_last_end[node] < end_by:
-            continue
-        out[m] = node
-        m += 1
-    return out[:m]
-
-
-@njit(cache=True)
 def take_cores(
     avail: np.ndarray,
     cid: np.ndarray,
@@ -445,3 +413,156 @@ def load_term_one(
             return True, iv[i, IV_LOAD] - (now if from_now else at)
         i = iv[i, IV_NEXT]
     return False, 0
+
+
+# -- backfilling holes (model note §7) ---------------------------------------------------------------
+# A node's hole cores, in the reference's order (``insert_cores_in_a_hole_list_sorted_increasing_
+# order``, backfill mode 2): ``hole_core[n, :hole_count[n]]`` and the end of each core's hole in
+# ``hole_end`` (the start of the job that claimed the idle core), sorted by end.
+
+
+@njit(cache=True)
+def hole_insert(
+    hole_core: np.ndarray,
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    node: int,
+    core: int,
+    end: int,
+) -> None:  # pragma: no cover
+    """Insert ``core`` with a hole ending at ``end``: at the head if the list is empty or the
+    head ends later (or at the same time on a higher core), else after the last hole ending by
+    ``end``."""
+    h = hole_count[node]
+    if (
+        h == 0
+        or hole_end[node, 0] > end
+        or (hole_end[node, 0] == end and hole_core[node, 0] > core)
+    ):
+        pos = 0
+    else:
+        pos = 0
+        while pos + 1 < h and hole_end[node, pos + 1] <= end:
+            pos += 1
+        pos += 1
+    for k in range(h, pos, -1):
+        hole_core[node, k] = hole_core[node, k - 1]
+        hole_end[node, k] = hole_end[node, k - 1]
+    hole_core[node, pos] = core
+    hole_end[node, pos] = end
+    hole_count[node] = h + 1
+
+
+@njit(cache=True)
+def can_backfill(
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    avail: np.ndarray,
+    node: int,
+    cores: int,
+    now: int,
+    end_by: int,
+    quirk: bool,
+) -> tuple[bool, int, int]:  # pragma: no cover
+    """Whether a job of ``cores`` cores ending by ``end_by`` can start now on ``node`` in its
+    hole (§7): (ok, cores from the hole, cores from fully free cores). The reference first
+    asks for ``cores`` hole cores, or enough cores free now besides the hole; then takes the
+    hole cores whose hole lasts until ``end_by`` (in list order, at most ``cores``) and the rest
+    from the earliest free cores, which must be free now. Its test that a usable hole core
+    exists is ineffective (``quirk``): then none is required."""
+    h = hole_count[node]
+    if h == 0:
+        return False, 0, 0
+    if not (cores <= h or avail[node, cores - 1 - h] <= now):
+        return False, 0, 0
+    from_hole = 0
+    for k in range(h):
+        if end_by <= hole_end[node, k]:
+            from_hole += 1
+            if from_hole == cores:
+                break
+    if from_hole == 0 and not quirk:
+        return False, 0, 0
+    outside = cores - from_hole
+    for k in range(outside):
+        if avail[node, k] > now:
+            return False, 0, 0
+    return True, from_hole, outside
+
+
+@njit(cache=True)
+def backfill_options(
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    avail: np.ndarray,
+    cores: int,
+    now: int,
+    end_by: int,
+    quirk: bool,
+    before: int,
+    first_only: bool,
+    out: np.ndarray,
+) -> int:  # pragma: no cover
+    """:func:`can_backfill` on the nodes before ``before``, in scan order: the rows (node, from
+    hole, outside) of the nodes where it succeeds go to ``out`` (only the first with
+    ``first_only``, FCFS-BF's rule); returns their number."""
+    m = 0
+    for node in range(min(before, hole_count.size)):
+        if hole_count[node] == 0:
+            continue
+        ok, from_hole, outside = can_backfill(
+            hole_end, hole_count, avail, node, cores, now, end_by, quirk
+        )
+        if ok:
+            out[m, 0] = node
+            out[m, 1] = from_hole
+            out[m, 2] = outside
+            m += 1
+            if first_only:
+                break
+    return m
+
+
+@njit(cache=True)
+def fits_hole_only(
+    hole_end: np.ndarray, hole_count: np.ndarray, node: int, cores: int, end_by: int
+) -> bool:  # pragma: no cover
+    """The pool-exhausted test (§7): ``cores`` hole cores of ``node`` whose holes last until
+    ``end_by``."""
+    h = hole_count[node]
+    if h == 0 or cores > h:
+        return False
+    got = 0
+    for k in range(h):
+        if end_by <= hole_end[node, k]:
+            got += 1
+            if got == cores:
+                return True
+    return False
+
+
+@njit(cache=True)
+def take_hole_cores(
+    hole_core: np.ndarray,
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    node: int,
+    take: int,
+    end_by: int,
+    used: np.ndarray,
+) -> int:  # pragma: no cover
+    """Remove from ``node``'s holes the first ``take`` cores (in list order) whose hole lasts
+    until ``end_by``, writing them to ``used``; returns how many were found."""
+    h = hole_count[node]
+    got = 0
+    keep = 0
+    for k in range(h):
+        if got < take and end_by <= hole_end[node, k]:
+            used[got] = hole_core[node, k]
+            got += 1
+        else:
+            hole_core[node, keep] = hole_core[node, k]
+            hole_end[node, keep] = hole_end[node, k]
+            keep += 1
+    hole_count[node] = keep
+    return got

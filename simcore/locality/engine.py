@@ -236,14 +236,17 @@ class Planner:
         cores from fully free cores)."""
         return self._sim.can_backfill(job, node)
 
-    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
-        """:meth:`backfill_check` on every hole node in scan order, the nodes where it succeeds:
-        (node, cores from the hole, cores from fully free cores)."""
-        return self._sim.backfill_options(job)
+    def backfill_options(
+        self, job: int, before: int | None = None, first_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`backfill_check` on every hole node before ``before`` (default: all) in scan
+        order, the nodes where it succeeds (only the first with ``first_only``): (node, cores
+        from the hole, cores from fully free cores)."""
+        return self._sim.backfill_options(job, before, first_only)
 
     def hole_nodes(self) -> list[int]:
         """Nodes with hole cores, in scan order."""
-        return sorted(self._sim.hole_set)
+        return self._sim.hole_nodes()
 
     def fits_hole_only(self, job: int, node: int) -> bool:
         """The pool-exhausted test (§7): the job's cores all from the node's hole."""
@@ -404,11 +407,13 @@ class LocalitySimulator:
         self.cid = np.tile(np.arange(C, dtype=np.int64), (N, 1))  # core id at each position
         self.run_end = np.full((N, C), -1, dtype=np.int64)  # by core id
         self.n_free = [C] * N
-        self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
+        # backfilling holes (simcore/locality/_kernels.py): per node, hole cores and the end of
+        # each one's hole, in the reference's order; nodes with at least one hole core
+        self.hole_core = np.zeros((N, C), dtype=np.int64)
+        self.hole_end = np.zeros((N, C), dtype=np.int64)
+        self.hole_count = np.zeros(N, dtype=np.int64)
         self.hole_nodes_count = 0
-        self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
-        self.hole_count = np.zeros(N, dtype=np.int64)  # len(holes[n])
-        self.hole_last_end = np.zeros(N, dtype=np.int64)  # holes[n][-1] end (the latest)
+        self._bf_out = np.zeros((N, 3), dtype=np.int64)  # backfill_options' rows
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
         self._rank = 0
         self.running_nodes = 0
@@ -607,83 +612,44 @@ class LocalitySimulator:
     # Backfilling holes (§7)
     # =============================================================================================
     def can_backfill(self, job: int, node: int) -> tuple[bool, int, int]:
-        holes = self.holes[node]
-        H = len(holes)
-        c = self.cores[job]
-        t = self.t
-        if H == 0:
-            return False, 0, 0
-        avail = self.avail[node]
-        if not (c <= H or avail[c - 1 - H] <= t):
-            return False, 0, 0
-        end_by = t + self.walltime[job]
-        from_hole = 0
-        for _core, hole_end in holes:
-            if end_by <= hole_end:
-                from_hole += 1
-            if from_hole == c:
-                break
-        if from_hole == 0 and not self.options.bf_hole_quirk:
-            return False, 0, 0
-        outside = c - from_hole
-        for k in range(outside):
-            if avail[k] > t:
-                return False, 0, 0
-        return True, from_hole, outside
+        """:func:`simcore.locality._kernels.can_backfill` for ``job`` on ``node``."""
+        ok, from_hole, outside = _k.can_backfill(
+            self.hole_end, self.hole_count, self.avail, node, self.cores[job], self.t,
+            self.t + self.walltime[job], self.options.bf_hole_quirk,
+        )  # fmt: skip
+        return bool(ok), int(from_hole), int(outside)
 
-    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
-        """:meth:`can_backfill` on every hole node in scan order, where it succeeds. Two of its
-        necessary conditions are tested for all hole nodes at once first: enough cores free now
-        besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
-        if not self.hole_set:
+    def backfill_options(
+        self, job: int, before: int | None = None, first_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`can_backfill` on every hole node before ``before`` (default all) in scan
+        order, where it succeeds (only the first with ``first_only``)."""
+        if not self.hole_nodes_count:
             return []
-        c = self.cores[job]
         t = self.t
-        nodes = _k.backfill_prefilter(
-            self.hole_count,
-            self.hole_last_end,
-            self.avail,
-            c,
-            t,
-            t + self.walltime[job],
-            not self.options.bf_hole_quirk,
-        )
-        out: list[tuple[int, int, int]] = []
-        for n in nodes.tolist():
-            fine, from_hole, outside = self.can_backfill(job, n)
-            if fine:
-                out.append((n, from_hole, outside))
-        return out
+        m = _k.backfill_options(
+            self.hole_end, self.hole_count, self.avail, self.cores[job], t,
+            t + self.walltime[job], self.options.bf_hole_quirk,
+            self.N if before is None else before, first_only, self._bf_out,
+        )  # fmt: skip
+        return [(r[0], r[1], r[2]) for r in self._bf_out[:m].tolist()]
 
     def fits_hole_only(self, job: int, node: int) -> bool:
-        holes = self.holes[node]
-        c = self.cores[job]
-        if not holes or c > len(holes):
-            return False
-        end_by = self.t + self.walltime[job]
-        got = 0
-        for _core, hole_end in holes:
-            if end_by <= hole_end:
-                got += 1
-            if got == c:
-                return True
-        return False
+        return bool(
+            _k.fits_hole_only(
+                self.hole_end, self.hole_count, node, self.cores[job], self.t + self.walltime[job]
+            )
+        )
+
+    def hole_nodes(self) -> list[int]:
+        """Nodes with hole cores, in scan order."""
+        return np.flatnonzero(self.hole_count).tolist()
 
     def _insert_hole(self, node: int, core: int, hole_end: int) -> None:
         """``insert_cores_in_a_hole_list_sorted_increasing_order`` (backfill mode 2)."""
-        holes = self.holes[node]
-        if not holes:
+        if self.hole_count[node] == 0:
             self.hole_nodes_count += 1
-            self.hole_set.add(node)
-        if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
-            holes.insert(0, [core, hole_end])
-        else:
-            k = 0
-            while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
-                k += 1
-            holes.insert(k + 1, [core, hole_end])
-        self.hole_count[node] = len(holes)
-        self.hole_last_end[node] = holes[-1][1]
+        _k.hole_insert(self.hole_core, self.hole_end, self.hole_count, node, core, hole_end)
 
     def _new_biggest_hole(self) -> None:
         best_id = int(np.argmax(self.hole_count))  # the first node with the most hole cores
@@ -741,14 +707,15 @@ class LocalitySimulator:
             times = self._times_by_id(node)
             from_hole, outside = backfill_cores
             end_by = t + wall
-            holes = self.holes[node]
             taken = 0
-            for core, hole_end in holes:
-                if taken == from_hole:
-                    break
-                if end_by <= hole_end:
-                    used.append(core)
-                    taken += 1
+            if from_hole:
+                taken = _k.take_hole_cores(
+                    self.hole_core, self.hole_end, self.hole_count, node, from_hole, end_by,
+                    self._used,
+                )  # fmt: skip
+                used = self._used[:taken].tolist()
+                if self.hole_count[node] == 0:
+                    self.hole_nodes_count -= 1
             if taken != from_hole:
                 raise SimulationError(
                     f"scheduler {self.scheduler.name}: node {node} has no {from_hole} hole cores "
@@ -763,15 +730,6 @@ class LocalitySimulator:
                     )
                 used.append(core)
                 times[core] = t + wall
-            if from_hole:
-                gone = set(used[:from_hole])
-                self.holes[node] = [h for h in holes if h[0] not in gone]
-                self.hole_count[node] = len(self.holes[node])
-                if self.holes[node]:
-                    self.hole_last_end[node] = self.holes[node][-1][1]
-                if not self.holes[node]:
-                    self.hole_nodes_count -= 1
-                    self.hole_set.discard(node)
             self.at_t += c
             planner.claimed += outside
             self.counters["backfilled"] += 1
@@ -956,10 +914,8 @@ class LocalitySimulator:
         order = np.argsort(keys, axis=1, kind="stable")
         self.avail = np.take_along_axis(times, order, axis=1)
         self.cid = order.astype(np.int64)
-        self.holes = [[] for _ in range(self.N)]
         self.hole_count[:] = 0
         self.hole_nodes_count = 0
-        self.hole_set.clear()
         self.biggest_hole = 0
         self.at_t = 0
         self.starts_at.clear()

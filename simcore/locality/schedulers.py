@@ -211,14 +211,7 @@ class FCFS(_Base):
         at_now = np.flatnonzero(eat == now)
         k_eat = int(at_now[0]) if at_now.size else p.nodes
         # candidate order: node n at its EAT, then node n backfilled now
-        bf: list[tuple[int, int, int]] = []
-        for n in p.hole_nodes():
-            if n >= k_eat:
-                break
-            ok, from_hole, outside = p.backfill_check(j, n)
-            if ok:
-                bf.append((n, from_hole, outside))
-                break
+        bf = p.backfill_options(j, before=k_eat, first_only=True)
         if self._pose(p):
             cands = self._candidates(eat, bf, p, j)
             problem = self._problem(p, j, cands[0], cands[1])
