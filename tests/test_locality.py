@@ -543,3 +543,38 @@ def test_schedules_are_pinned(pinned_workloads, case):
     for a in (r.start, r.node, r.transfer, r.end, r.load_wait):
         h.update(np.ascontiguousarray(a, dtype=np.int64).tobytes())
     assert h.hexdigest()[:16] == _PINNED_DIGESTS[case]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        SINCE_RUN,
+        LocalityOptions.paper(),
+        SINCE_RUN.but(score_horizon="all-claimed", bf_hole_quirk=False, lem_threshold_pct=50),
+    ],
+    ids=["reference", "paper", "variants"],
+)
+@pytest.mark.parametrize("case", ["small", pytest.param("mid", marks=pytest.mark.slow)])
+def test_the_compiled_planner_plans_as_the_schedulers_python(pinned_workloads, case, options):
+    """Without a solver or recording, a scheduler run is one compiled call
+    (``simcore/locality/_plan.py``); recording the problems makes the schedulers plan job by
+    job in Python. Both must give the same schedule, for the ten schedulers (``mid``, 24
+    nodes: about 3 minutes, in the slow pass; the calibration day checks the compiled path
+    against the authors' simulator)."""
+    from schedbench.simcore.locality.registry import make_locality_scheduler
+
+    w = pinned_workloads[case]
+    plat = LocalityPlatform(nodes=_PINNED_CASES[case][1])
+    backfilled = 0
+    for name in SCHEDULER_NAMES:
+        fast = simulate_locality(w, name, plat, options)
+        slow = simulate_locality(
+            w, make_locality_scheduler(name, record_problems=True), plat, options,
+            recorder=lambda problem, ctx: None,
+        )  # fmt: skip
+        for col in ("start", "node", "transfer", "load_wait", "end"):
+            assert np.array_equal(getattr(fast, col), getattr(slow, col)), (name, col)
+        assert fast.counters["placements"] == slow.counters["placements"], name
+        assert fast.counters["backfilled"] == slow.counters["backfilled"], name
+        backfilled += fast.counters["backfilled"]
+    assert backfilled > 0  # the hole rules were exercised

@@ -53,6 +53,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import schedbench.simcore.locality._kernels as _k
+import schedbench.simcore.locality._plan as _p
 from schedbench.simcore.errors import ConfigError, SimulationError
 from schedbench.simcore.locality.model import (
     EVALUATED,
@@ -284,6 +285,13 @@ class Planner:
         """``job`` stays unplanned until the next scheduler run."""
         self._sim.plan_start[job] = -1
 
+    def plan_compiled(self, queue: Sequence[int], rule: str, backfill: bool) -> None:
+        """Plan all of ``queue`` as the built-in scheduler ``rule`` (``fcfs``, ``eft``, ``lea``,
+        ``leo``, ``lem``; with backfilling if ``backfill``) does, in one compiled call
+        (``simcore/locality/_plan.py``): the same rules as the schedulers' Python, for runs
+        where no problem is posed."""
+        self._sim.plan_compiled(self, queue, rule, backfill)
+
     # -- solver decisions ------------------------------------------------------------------------
     def decide(self, problem: Any) -> Any:
         """Hand a placement problem to the run's solver (``simcore.solver.timed_solve``); the
@@ -406,7 +414,7 @@ class LocalitySimulator:
         self.avail = np.zeros((N, C), dtype=np.int64)  # sorted by (time, core id)
         self.cid = np.tile(np.arange(C, dtype=np.int64), (N, 1))  # core id at each position
         self.run_end = np.full((N, C), -1, dtype=np.int64)  # by core id
-        self.n_free = [C] * N
+        self.n_free = np.full(N, C, dtype=np.int64)  # cores not running a job
         # backfilling holes (simcore/locality/_kernels.py): per node, hole cores and the end of
         # each one's hole, in the reference's order; nodes with at least one hole core
         self.hole_core = np.zeros((N, C), dtype=np.int64)
@@ -415,7 +423,6 @@ class LocalitySimulator:
         self.hole_nodes_count = 0
         self._bf_out = np.zeros((N, 3), dtype=np.int64)  # backfill_options' rows
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self._rank = 0
         self.running_nodes = 0
         self.running_cores = 0
         self.at_t = 0
@@ -424,9 +431,19 @@ class LocalitySimulator:
         # per-run file views: the planner's intervals (simcore/locality/_kernels.py), rebuilt at
         # every scheduler run from the entry table, which mirrors each FileEntry's node, file,
         # load completion, end and running users
-        self._ent = np.zeros((1024, 5), dtype=np.int64)
+        self._ent = np.zeros((1024, 6), dtype=np.int64)
         self._n_ent = 0
         max_file = int(workload.file.max()) if n else 0
+        # the entries of each file as a linked list (first row per file, next row in column
+        # 5), how the compiled planner (simcore/locality/_plan.py) finds a (node, file) entry;
+        # an entry's rank in its node's list (the eviction term's order) is its row: both count
+        # the entries as they are created
+        self._ent_head = np.full(max_file + 1, -1, dtype=np.int64)
+        self._size_of_file = np.zeros(max_file + 1, dtype=np.float64)
+        for j in range(n):
+            f = self.file[j]
+            if f != 0 and self._size_of_file[f] == 0.0:
+                self._size_of_file[f] = self.size[j]
         self._iv = np.zeros((4096, 5), dtype=np.int64)
         self._ht = np.full((max_file + 1, 2), -1, dtype=np.int64)
         self._n_iv = 0
@@ -446,11 +463,12 @@ class LocalitySimulator:
         self._evict_args_by_cores: dict[int, tuple[Any, ...]] = {}
         self._used = np.zeros(C, dtype=np.int64)  # take_cores' outputs
         self._free_now = np.zeros(C, dtype=np.int64)
-        # jobs
-        self.plan_start = [-1] * n
-        self.plan_node = [-1] * n
-        self.plan_transfer = [0] * n
-        self.plan_cores: list[list[int]] = [[] for _ in range(n)]
+        # jobs: the current plan (start −1: not planned) and its cores
+        self.plan_start = np.full(n, -1, dtype=np.int64)
+        self.plan_node = np.full(n, -1, dtype=np.int64)
+        self.plan_transfer = np.zeros(n, dtype=np.int64)
+        self.plan_cores = np.zeros((n, C), dtype=np.int64)  # the first cores[j] of row j
+        self._placed = np.zeros(max(n, 1), dtype=np.int64)  # the compiled planner's placements
         self.start = np.full(n, -1, dtype=np.int64)
         self.end = np.full(n, -1, dtype=np.int64)
         self.node = np.full(n, -1, dtype=np.int64)
@@ -593,20 +611,33 @@ class LocalitySimulator:
         e = self.data[node].get(f)
         if e is None:
             eid = self._n_ent
-            e = FileEntry(node, f, self.size_of_file(f, node), self._rank, eid)
-            self._rank += 1
+            e = FileEntry(node, f, self.size_of_file(f, node), eid, eid)
             self.data[node][f] = e
             if eid == self._ent.shape[0]:
-                self._ent = np.concatenate([self._ent, np.zeros_like(self._ent)])
-            self._ent[eid, 0] = node
-            self._ent[eid, 1] = f
-            self._ent[eid, 2] = -1
-            self._ent[eid, 3] = -1
+                self._grow_ent()
+            row = self._ent[eid]
+            row[0] = node
+            row[1] = f
+            row[2] = -1
+            row[3] = -1
+            row[5] = self._ent_head[f]
+            self._ent_head[f] = eid
             self._n_ent = eid + 1
         return e
 
+    def _grow_ent(self) -> None:
+        self._ent = np.concatenate([self._ent, np.zeros_like(self._ent)])
+
+    def _adopt_entries(self, upto: int) -> None:
+        """FileEntry objects for the entry rows the compiled planner created."""
+        ent = self._ent
+        for eid in range(self._n_ent, upto):
+            node, f = int(ent[eid, 0]), int(ent[eid, 1])
+            self.data[node][f] = FileEntry(node, f, self.size_of_file(f, node), eid, eid)
+        self._n_ent = upto
+
     def size_of_file(self, f: int, node: int) -> float:
-        return self._file_size.get(f, 0.0)
+        return float(self._size_of_file[f])
 
     # =============================================================================================
     # Backfilling holes (§7)
@@ -764,7 +795,7 @@ class LocalitySimulator:
         self.plan_start[job] = start
         self.plan_node[job] = node
         self.plan_transfer[job] = transfer
-        self.plan_cores[job] = used
+        self.plan_cores[job, : len(used)] = used
         self.counters["placements"] += 1
         f = self.file[job]
         if add_interval and self.scheduler.uses_files:
@@ -777,6 +808,95 @@ class LocalitySimulator:
             self._rows.set(e, start + wall)
         self.starts_at.setdefault(start, []).append(job)
         heapq.heappush(self.start_heap, start)
+
+    def plan_compiled(
+        self, planner: Planner, queue: Sequence[int], rule: str, backfill: bool
+    ) -> None:
+        """:meth:`Planner.plan_compiled`: one call of :func:`simcore.locality._plan.plan_run`,
+        again from where it stopped whenever an array has to grow; then the planned starts are
+        filed and the run's counters taken back."""
+        o = self.options
+        t = self.t
+        cfg = np.array(
+            [
+                _p.RULES[rule], int(backfill), int(self.scheduler.uses_files), t,
+                int(o.single_precision), int(o.load_term_from == "now"), o.weights_lea[0],
+                o.weights_lea[1], o.lem_threshold_pct, int(o.leo_sticky), int(o.bf_hole_quirk),
+                int(o.score_horizon == "all-claimed"),
+            ],
+            dtype=np.int64,
+        )  # fmt: skip
+        st = np.zeros(_p.ST_SIZE, dtype=np.int64)
+        st[_p.ST_CLAIMED] = planner.claimed
+        st[_p.ST_AT_T] = self.at_t
+        st[_p.ST_RUNNING_NODES] = planner.running_nodes
+        st[_p.ST_BIGGEST_HOLE] = self.biggest_hole
+        st[_p.ST_BIGGEST_HOLE_ID] = self.biggest_hole_id
+        st[_p.ST_HOLE_NODES] = self.hole_nodes_count
+        st[_p.ST_N_IV] = self._n_iv
+        st[_p.ST_N_ENT] = self._n_ent
+        st[_p.ST_STAMP] = self._stamp
+        q = np.asarray(queue, dtype=np.int64)
+        cores, walltime, files, full_tl, size_of_file = self._plan_arrays()
+        rows = self._rows
+        tl = np.empty(self.N, dtype=self._tl_dtype)
+        partial = np.empty(self.N, dtype=self._tl_dtype)
+        k = 0
+        while True:
+            k, status = _p.plan_run(
+                cfg, st, q, k, cores, walltime, files, full_tl, size_of_file, self._zero,
+                self._bw32, self.platform.bandwidth_gbps,
+                self.avail, self.cid, self.n_free, self.hole_core, self.hole_end,
+                self.hole_count, self._iv, self._ht, self._ent, self._ent_head, self._mark,
+                rows.files, rows.ends, rows.sizes, rows.ranks, rows.counts, self.plan_start,
+                self.plan_node, self.plan_transfer, self.plan_cores, self._placed, tl, partial,
+            )  # fmt: skip
+            if status == _p.DONE:
+                break
+            if status == _p.GROW_IV:
+                self._n_iv = int(st[_p.ST_N_IV])
+                self._grow_iv(self._n_iv + 1)
+            elif status == _p.GROW_ENT:
+                self._grow_ent()
+            elif status == _p.GROW_ROWS:
+                rows._grow()
+            else:  # pragma: no cover - plan_run returns one of the four
+                raise SimulationError(f"compiled planner: unknown status {status}")
+        self._adopt_entries(int(st[_p.ST_N_ENT]))
+        self._n_iv = int(st[_p.ST_N_IV])
+        self._stamp = int(st[_p.ST_STAMP])
+        self.at_t = int(st[_p.ST_AT_T])
+        self.biggest_hole = int(st[_p.ST_BIGGEST_HOLE])
+        self.biggest_hole_id = int(st[_p.ST_BIGGEST_HOLE_ID])
+        self.hole_nodes_count = int(st[_p.ST_HOLE_NODES])
+        planner.claimed = int(st[_p.ST_CLAIMED])
+        planner.running_nodes = int(st[_p.ST_RUNNING_NODES])
+        self.counters["placements"] += int(st[_p.ST_PLACEMENTS])
+        self.counters["backfilled"] += int(st[_p.ST_BACKFILLED])
+        starts_at = self.starts_at
+        heap = self.start_heap
+        placed = self._placed[: int(st[_p.ST_N_PLACED])].tolist()
+        for j, s in zip(placed, self.plan_start[placed].tolist(), strict=True):
+            lst = starts_at.get(s)
+            if lst is None:
+                starts_at[s] = [j]
+                heapq.heappush(heap, s)
+            else:
+                lst.append(j)
+
+    def _plan_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The job columns the compiled planner reads (cores, walltime, file, full load term,
+        file sizes), built once (the walltimes of category −2 jobs are final by then)."""
+        arrays = getattr(self, "_plan_cols", None)
+        if arrays is None:
+            arrays = self._plan_cols = (
+                np.asarray(self.cores, dtype=np.int64),
+                np.asarray(self.walltime, dtype=np.int64),
+                np.asarray(self.file, dtype=np.int64),
+                np.asarray(self.full_tl, dtype=np.float64),
+                self._size_of_file,
+            )
+        return arrays
 
     # =============================================================================================
     # Solver hook
@@ -818,7 +938,7 @@ class LocalitySimulator:
 
     def _start_one(self, j: int) -> None:
         t = self.t
-        node = self.plan_node[j]
+        node = int(self.plan_node[j])
         c = self.cores[j]
         f = self.file[j]
         wall = self.walltime[j]
@@ -858,7 +978,7 @@ class LocalitySimulator:
             raise SimulationError(
                 f"node {node} over-committed at t={t} by job {self.workload.job_id[j]}"
             )
-        for core in self.plan_cores[j]:
+        for core in self.plan_cores[j, :c].tolist():
             if self.run_end[node, core] != -1:
                 raise SimulationError(
                     f"node {node} core {core} already runs a job when job "
@@ -890,7 +1010,7 @@ class LocalitySimulator:
             self.n_free[node] += c
             if self.n_free[node] == self.C:
                 self.running_nodes -= 1
-            for core in self.plan_cores[j]:
+            for core in self.plan_cores[j, :c].tolist():
                 self.run_end[node, core] = -1
             f = self.file[j]
             if f != 0:
@@ -972,7 +1092,7 @@ class LocalitySimulator:
             self._sort_node(idx, times)
             self.plan_start[j] = eat
             self.plan_node[j] = idx
-            self.plan_cores[j] = used
+            self.plan_cores[j, :c] = used
             self.plan_transfer[j] = 0
             self._key += 1
             self.scheduled[j] = self._key
@@ -983,11 +1103,6 @@ class LocalitySimulator:
         wall0 = time.perf_counter()
         w = self.workload
         n = len(w)
-        self._file_size: dict[int, float] = {}
-        for j in range(n):
-            f = self.file[j]
-            if f != 0 and f not in self._file_size:
-                self._file_size[f] = self.size[j]
         day0 = np.flatnonzero(w.category == WARM_UP)
         # the first category-0 submission starts the clock (0 without one, as the reference)
         self.t = int(w.submit[day0[0]]) if day0.size else 0

@@ -155,6 +155,10 @@ class FCFS(_Base):
     reference's conservative backfilling (§7)."""
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
+        if not self._pose(p):
+            # the same rules compiled for the whole run (simcore/locality/_plan.py)
+            p.plan_compiled(queue, "fcfs", self.backfill)
+            return
         total = p.total_cores
         for k, j in enumerate(queue):
             if p.claimed < total:
@@ -311,6 +315,10 @@ class ScoreScheduler(_Base):
         return out
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
+        if not self._pose(p):
+            # the same rules compiled for the whole run (simcore/locality/_plan.py)
+            p.plan_compiled(queue, self.rule, self.backfill)
+            return
         total = p.total_cores
         all_claimed = p.options.score_horizon == "all-claimed"
         for k, j in enumerate(queue):
