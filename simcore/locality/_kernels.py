@@ -316,11 +316,13 @@ def leo_weights(
 # -- the planner's file intervals (model note §5) ---------------------------------------------------
 # One scheduler run's intervals (start, load complete, planned end) of every (node, file), kept as
 # one linked list per file in flat arrays: ``iv[i]`` = (node, start, load complete, end, next
-# interval of the same file or −1), ``ht[f]`` = (first, last) interval of file ``f`` or −1. A
-# node's intervals of a file appear in the list in the order they were added, which is the
+# interval of the same file or −1, file), ``ht[f]`` = (first, last) interval of file ``f`` or
+# −1. A node's intervals of a file appear in the list in the order they were added, which is the
 # order the reference keeps in its per-node lists.
-IV_NODE, IV_START, IV_LOAD, IV_END, IV_NEXT = range(5)
-ENT_NODE, ENT_FILE, ENT_LOAD, ENT_END, ENT_USERS = range(5)
+IV_NODE, IV_START, IV_LOAD, IV_END, IV_NEXT, IV_FILE = range(6)
+IV_COLUMNS = 6
+ENT_NODE, ENT_FILE, ENT_LOAD, ENT_END, ENT_USERS, ENT_NEXT = range(6)
+ENT_COLUMNS = 6
 
 
 @njit(cache=True)
@@ -333,6 +335,7 @@ def ival_append(
     iv[m, IV_LOAD] = load
     iv[m, IV_END] = end
     iv[m, IV_NEXT] = -1
+    iv[m, IV_FILE] = file
     if ht[file, 0] < 0:
         ht[file, 0] = m
     else:
@@ -342,17 +345,22 @@ def ival_append(
 
 @njit(cache=True)
 def ivals_rebuild(
-    iv: np.ndarray, ht: np.ndarray, ent: np.ndarray, n_ent: int, now: int
+    iv: np.ndarray, ht: np.ndarray, n_old: int, ent: np.ndarray, eids: np.ndarray, now: int
 ) -> int:  # pragma: no cover
-    """``get_current_intervals`` (§5): drop every interval and give each file entry of ``ent``
-    (rows (node, file, load complete, end, running users)) one interval from the jobs running
-    now — (now, max(load complete, now), end) — or, if its last user ended this very second,
-    (now, now, now); returns the number of intervals."""
-    for f in range(ht.shape[0]):
+    """``get_current_intervals`` (§5): drop every interval (the ``n_old`` of the last run) and
+    give each file entry of ``eids`` (rows of ``ent``: (node, file, load complete, end, running
+    users, ...)) one interval from the jobs running now — (now, max(load complete, now), end) —
+    or, if its last user ended this very second, (now, now, now); returns the number of
+    intervals. ``eids`` need only hold the entries that can have one (running users, or an end
+    now): the others get none. Their order does not matter: an entry has one interval, and a
+    file's list is only ever read node by node."""
+    for i in range(n_old):
+        f = iv[i, IV_FILE]
         ht[f, 0] = -1
         ht[f, 1] = -1
     m = 0
-    for e in range(n_ent):
+    for k in range(eids.size):
+        e = eids[k]
         if ent[e, ENT_USERS] > 0:
             ival_append(
                 iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now,
@@ -363,6 +371,19 @@ def ivals_rebuild(
             ival_append(iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now, now, now)
             m += 1
     return m
+
+
+@njit(cache=True)
+def ent_find(
+    ent: np.ndarray, ent_head: np.ndarray, file: int, node: int
+) -> int:  # pragma: no cover
+    """The row of the (node, file) entry, through the file's list of entries; −1 if none."""
+    e = ent_head[file]
+    while e >= 0:
+        if ent[e, ENT_NODE] == node:
+            return e
+        e = ent[e, ENT_NEXT]
+    return -1
 
 
 @njit(cache=True)

@@ -35,9 +35,14 @@ import numpy as np
 from numba import njit
 
 from schedbench.simcore.locality._kernels import (
+    ENT_END,
     ENT_FILE,
+    ENT_LOAD,
+    ENT_NEXT,
     ENT_NODE,
+    ENT_USERS,
     can_backfill,
+    ent_find,
     evict_term,
     fits_hole_only,
     full_score,
@@ -88,7 +93,6 @@ DONE, GROW_IV, GROW_ENT, GROW_ROWS = range(4)
     CFG_ALL_CLAIMED,
 ) = range(12)
 CFG_SIZE = 12
-ENT_NEXT = 5  # the entry table's column linking the entries of a file
 
 
 @njit(cache=True)
@@ -165,12 +169,7 @@ def _place(
         # room first: a status other than DONE must leave everything as it was
         if st[ST_N_IV] >= iv.shape[0]:
             return GROW_IV
-        e = ent_head[f]
-        while e >= 0:
-            if ent[e, ENT_NODE] == node:
-                eid = e
-                break
-            e = ent[e, ENT_NEXT]
+        eid = ent_find(ent, ent_head, f, node)
         if eid < 0 and st[ST_N_ENT] >= ent.shape[0]:
             return GROW_ENT
         if r_counts[node] == r_files.shape[1]:
@@ -240,9 +239,9 @@ def _place(
             eid = st[ST_N_ENT]
             ent[eid, ENT_NODE] = node
             ent[eid, ENT_FILE] = f
-            ent[eid, 2] = -1
-            ent[eid, 3] = -1
-            ent[eid, 4] = 0
+            ent[eid, ENT_LOAD] = -1
+            ent[eid, ENT_END] = -1
+            ent[eid, ENT_USERS] = 0
             ent[eid, ENT_NEXT] = ent_head[f]
             ent_head[f] = eid
             st[ST_N_ENT] += 1

@@ -431,8 +431,13 @@ class LocalitySimulator:
         # per-run file views: the planner's intervals (simcore/locality/_kernels.py), rebuilt at
         # every scheduler run from the entry table, which mirrors each FileEntry's node, file,
         # load completion, end and running users
-        self._ent = np.zeros((1024, 6), dtype=np.int64)
+        self._ent = np.zeros((1024, _k.ENT_COLUMNS), dtype=np.int64)
         self._n_ent = 0
+        # the entries that can have an interval at a scheduler run: running users (kept in
+        # insertion order), or the last user ended at ``_ended_t``
+        self._live: dict[int, None] = {}
+        self._ended_eids: list[int] = []
+        self._ended_t = -1
         max_file = int(workload.file.max()) if n else 0
         # the entries of each file as a linked list (first row per file, next row in column
         # 5), how the compiled planner (simcore/locality/_plan.py) finds a (node, file) entry;
@@ -444,7 +449,7 @@ class LocalitySimulator:
             f = self.file[j]
             if f != 0 and self._size_of_file[f] == 0.0:
                 self._size_of_file[f] = self.size[j]
-        self._iv = np.zeros((4096, 5), dtype=np.int64)
+        self._iv = np.zeros((4096, _k.IV_COLUMNS), dtype=np.int64)
         self._ht = np.full((max_file + 1, 2), -1, dtype=np.int64)
         self._n_iv = 0
         self._mark = np.zeros(N, dtype=np.int64)  # load_terms' decided nodes (by stamp)
@@ -510,9 +515,14 @@ class LocalitySimulator:
         whose last user ended this very second (end = that second) — once the files that ended
         before now are dropped here; the run works on a copy that its placements extend."""
         t = self.t
-        if self._iv.shape[0] < self._n_ent + 1:
-            self._grow_iv(self._n_ent + 1)
-        self._n_iv = _k.ivals_rebuild(self._iv, self._ht, self._ent, self._n_ent, t)
+        eids = list(self._live)
+        if self._ended_t == t:
+            eids += self._ended_eids
+        if self._iv.shape[0] < len(eids) + 1:
+            self._grow_iv(len(eids) + 1)
+        self._n_iv = _k.ivals_rebuild(
+            self._iv, self._ht, self._n_iv, self._ent, np.array(eids, dtype=np.int64), t
+        )
         # eviction rows: ended files stop having intervals once their end second has passed
         keep: list[FileEntry] = []
         for e in self._ended_rows:
@@ -526,7 +536,7 @@ class LocalitySimulator:
 
     def _grow_iv(self, need: int) -> None:
         cap = max(need, 2 * self._iv.shape[0])
-        grown = np.zeros((cap, 5), dtype=np.int64)
+        grown = np.zeros((cap, _k.IV_COLUMNS), dtype=np.int64)
         grown[: self._n_iv] = self._iv[: self._n_iv]
         self._iv = grown
 
@@ -610,31 +620,26 @@ class LocalitySimulator:
     def _entry(self, node: int, f: int) -> FileEntry:
         e = self.data[node].get(f)
         if e is None:
-            eid = self._n_ent
+            # the compiled planner creates entry rows without a FileEntry: adopt such a row
+            eid = int(_k.ent_find(self._ent, self._ent_head, f, node))
+            if eid < 0:
+                eid = self._n_ent
+                if eid == self._ent.shape[0]:
+                    self._grow_ent()
+                row = self._ent[eid]
+                row[_k.ENT_NODE] = node
+                row[_k.ENT_FILE] = f
+                row[_k.ENT_LOAD] = -1
+                row[_k.ENT_END] = -1
+                row[_k.ENT_NEXT] = self._ent_head[f]
+                self._ent_head[f] = eid
+                self._n_ent = eid + 1
             e = FileEntry(node, f, self.size_of_file(f, node), eid, eid)
             self.data[node][f] = e
-            if eid == self._ent.shape[0]:
-                self._grow_ent()
-            row = self._ent[eid]
-            row[0] = node
-            row[1] = f
-            row[2] = -1
-            row[3] = -1
-            row[5] = self._ent_head[f]
-            self._ent_head[f] = eid
-            self._n_ent = eid + 1
         return e
 
     def _grow_ent(self) -> None:
         self._ent = np.concatenate([self._ent, np.zeros_like(self._ent)])
-
-    def _adopt_entries(self, upto: int) -> None:
-        """FileEntry objects for the entry rows the compiled planner created."""
-        ent = self._ent
-        for eid in range(self._n_ent, upto):
-            node, f = int(ent[eid, 0]), int(ent[eid, 1])
-            self.data[node][f] = FileEntry(node, f, self.size_of_file(f, node), eid, eid)
-        self._n_ent = upto
 
     def size_of_file(self, f: int, node: int) -> float:
         return float(self._size_of_file[f])
@@ -862,7 +867,7 @@ class LocalitySimulator:
                 rows._grow()
             else:  # pragma: no cover - plan_run returns one of the four
                 raise SimulationError(f"compiled planner: unknown status {status}")
-        self._adopt_entries(int(st[_p.ST_N_ENT]))
+        self._n_ent = int(st[_p.ST_N_ENT])  # its new rows get a FileEntry when a job starts
         self._n_iv = int(st[_p.ST_N_IV])
         self._stamp = int(st[_p.ST_STAMP])
         self.at_t = int(st[_p.ST_AT_T])
@@ -965,6 +970,8 @@ class LocalitySimulator:
             if self._track_rows:
                 self._rows_base.set(e, e.end_time)
                 self._sync_entry(e)
+                if e.users == 1:
+                    self._live[e.eid] = None
         overhead = transfer if transfer else wait
         end = t + min(self.delay[j] + overhead, wall)
         if end <= t:
@@ -1021,6 +1028,11 @@ class LocalitySimulator:
                     if self._track_rows:
                         self._rows_base.set(e, t)
                         self._ended_rows.append(e)
+                        del self._live[e.eid]
+                        if self._ended_t != t:
+                            self._ended_t = t
+                            self._ended_eids = []
+                        self._ended_eids.append(e.eid)
                 if self._track_rows:
                     self._sync_entry(e)
         return ended
@@ -1040,8 +1052,9 @@ class LocalitySimulator:
         self.at_t = 0
         self.starts_at.clear()
         self.start_heap.clear()
-        for j in self.scheduled:
-            self.plan_start[j] = -1
+        if self.scheduled:
+            queued = np.fromiter(self.scheduled, dtype=np.int64, count=len(self.scheduled))
+            self.plan_start[queued] = -1
 
     def _run_scheduler(self, queue: Sequence[int], full: bool) -> None:
         if self.scheduler.uses_files:
