@@ -166,25 +166,42 @@ def select_reference(
             any_w = True
     if not any_w:
         return i0, b0
+    return select_from(
+        i0, b0, partial, w2, at, files, ends, sizes, counts, file, single, zero, share32, bw32,
+        cores, cpn, bw,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def select_from(
+    i0: int,
+    b0: float,
+    partial: np.ndarray,
+    w2: np.ndarray,
+    at: np.ndarray,
+    files: np.ndarray,
+    ends: np.ndarray,
+    sizes: np.ndarray,
+    counts: np.ndarray,
+    file: int,
+    single: bool,
+    zero: Any,
+    share32: Any,
+    bw32: Any,
+    cores: float,
+    cpn: float,
+    bw: float,
+) -> tuple[int, float]:  # pragma: no cover
+    """:func:`select_reference` once its first pass is done: ``i0`` is the first node of
+    smallest lower bound ``b0`` (and some node has W_evict > 0)."""
+    n = partial.size
     best_i = i0
     best_v = b0
     if w2[i0] != 0:
         e = evict_term(
-            files,
-            ends,
-            sizes,
-            counts,
-            i0,
-            file,
-            at[i0],
-            single,
-            zero,
-            share32,
-            bw32,
-            cores,
-            cpn,
-            bw,
-        )
+            files, ends, sizes, counts, i0, file, at[i0], single, zero, share32, bw32, cores,
+            cpn, bw,
+        )  # fmt: skip
         best_v = full_score(partial[i0], w2[i0], e, single)
     for i in range(n):
         if i == i0:
@@ -195,21 +212,9 @@ def select_reference(
         v = lo
         if w2[i] != 0:
             e = evict_term(
-                files,
-                ends,
-                sizes,
-                counts,
-                i,
-                file,
-                at[i],
-                single,
-                zero,
-                share32,
-                bw32,
-                cores,
-                cpn,
-                bw,
-            )
+                files, ends, sizes, counts, i, file, at[i], single, zero, share32, bw32, cores,
+                cpn, bw,
+            )  # fmt: skip
             v = full_score(partial[i], w2[i], e, single)
         if v < best_v or (v == best_v and i < best_i):
             best_v, best_i = v, i
@@ -407,6 +412,23 @@ def load_terms(
     clearing an array per call."""
     for n in range(out.size):
         out[n] = full
+    load_terms_walk(iv, ht, file, at, now, from_now, mark, stamp, out)
+
+
+@njit(cache=True)
+def load_terms_walk(
+    iv: np.ndarray,
+    ht: np.ndarray,
+    file: int,
+    at: np.ndarray,
+    now: int,
+    from_now: bool,
+    mark: np.ndarray,
+    stamp: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover
+    """:func:`load_terms` on an ``out`` that already holds the full load time everywhere: the
+    nodes where an interval of ``file`` decides."""
     i = ht[file, 0]
     while i >= 0:
         n = iv[i, IV_NODE]
@@ -587,3 +609,29 @@ def take_hole_cores(
             keep += 1
     hole_count[node] = keep
     return got
+
+
+@njit(cache=True)
+def reset_cores(
+    run_end: np.ndarray, now: int, avail: np.ndarray, cid: np.ndarray
+) -> None:  # pragma: no cover
+    """``reset_cores``: every core is free now, or at the walltime end of the job running on it
+    (``run_end`` by core id, −1 when idle); each node's row sorted by (free time, core id)."""
+    nodes, width = run_end.shape
+    times = np.empty(width, dtype=np.int64)
+    for node in range(nodes):
+        for core in range(width):
+            e = run_end[node, core]
+            times[core] = e if e >= 0 else now
+        for k in range(width):
+            cid[node, k] = k
+        for i in range(1, width):
+            x = cid[node, i]
+            tx = times[x]
+            j = i - 1
+            while j >= 0 and times[cid[node, j]] > tx:
+                cid[node, j + 1] = cid[node, j]
+                j -= 1
+            cid[node, j + 1] = x
+        for k in range(width):
+            avail[node, k] = times[cid[node, k]]

@@ -49,9 +49,9 @@ from schedbench.simcore.locality._kernels import (
     hole_insert,
     ival_append,
     load_term_one,
-    load_terms,
+    load_terms_walk,
     row_set,
-    select_reference,
+    select_from,
     take_cores,
     take_hole_cores,
 )
@@ -397,13 +397,17 @@ def plan_run(
             for kk in range(k, queue.size):
                 plan_start[queue[kk]] = -1
             return queue.size, DONE
-        # -- EAT (§6) -----------------------------------------------------------------------
+        # -- EAT (§6), and TL's default: the full load time ----------------------------------
         k_eat = N
+        score = rule != FCFS
+        full = full_tl[j] if f != 0 else 0.0
         for n in range(N):
             a = avail[n, c - 1]
             eat[n] = a if a > t else t
             if eat[n] == t and k_eat == N:
                 k_eat = n
+            if score:
+                tl[n] = full
         if rule == FCFS:
             if bf:
                 m = 0
@@ -447,14 +451,16 @@ def plan_run(
                 return k, status
             continue
         # -- the score family (§6) ------------------------------------------------------------
-        if f == 0:
-            for n in range(N):
-                tl[n] = 0
-        else:
+        if f != 0:
             st[ST_STAMP] += 1
-            load_terms(iv, ht, f, eat, t, from_now, full_tl[j], mark, st[ST_STAMP], tl)
+            load_terms_walk(iv, ht, f, eat, t, from_now, mark, st[ST_STAMP], tl)
         bw1, bw2 = _base_weights(cfg, st, N)
         switched = False
+        # weights, EAT + W_load·TL, and the first pass of select_reference: the first node of
+        # smallest lower bound (the partial score, truncated in single precision)
+        i0 = -1
+        b0 = 0.0
+        any_w = False
         for n in range(N):
             if rule == LEO and (eat[n] == t or (cfg[CFG_LEO_STICKY] != 0 and switched)):
                 switched = True
@@ -465,13 +471,21 @@ def plan_run(
                 w2[n] = bw2
             if single:
                 partial[n] = np.float32(eat[n]) + np.float32(np.float32(w1[n]) * tl[n])
+                lo = float(int(partial[n]))
             else:
                 partial[n] = float(eat[n]) + float(w1[n]) * tl[n]
+                lo = float(partial[n])
+            if i0 < 0 or lo < b0:
+                i0, b0 = n, lo
+            if w2[n] != 0:
+                any_w = True
         share32 = np.float32(np.float32(c) / np.float32(C))
-        normal, best_v = select_reference(
-            partial, w2, eat, r_files, r_ends, r_sizes, r_counts, f, single, zero, share32, bw32,
-            float(c), cpn, bw,
-        )  # fmt: skip
+        normal, best_v = i0, b0
+        if any_w:
+            normal, best_v = select_from(
+                i0, b0, partial, w2, eat, r_files, r_ends, r_sizes, r_counts, f, single, zero,
+                share32, bw32, float(c), cpn, bw,
+            )  # fmt: skip
         choice = -1
         if bf and st[ST_HOLE_NODES] > 0:
             m = 0
