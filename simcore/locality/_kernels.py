@@ -103,10 +103,35 @@ def evict_term(
     """E of a job with ``file`` on ``node`` at ``at`` (§6). Single precision: the float32 sum
     × ``share32`` (float32 cores / cores_per_node) / ``bw32``, each step rounded to float32;
     else the float64 sum × cores / cpn / bw."""
+    acc = evict_sum(files, ends, sizes, counts, node, file, at, zero)
+    return evict_scale(acc, single, share32, bw32, cores, cpn, bw)
+
+
+@njit(cache=True)
+def evict_sum(
+    files: np.ndarray,
+    ends: np.ndarray,
+    sizes: np.ndarray,
+    counts: np.ndarray,
+    node: int,
+    file: int,
+    at: int,
+    zero: Any,
+) -> Any:  # pragma: no cover
+    """The sizes in :func:`evict_term`, summed one by one in list order, from ``zero`` (a
+    float32 zero in single precision: each step rounds to float32)."""
     acc = zero
     for k in range(counts[node]):
         if files[node, k] != file and ends[node, k] <= at:
             acc = acc + sizes[node, k]
+    return acc
+
+
+@njit(cache=True)
+def evict_scale(
+    acc: Any, single: bool, share32: Any, bw32: Any, cores: float, cpn: float, bw: float
+) -> float:  # pragma: no cover
+    """E from the summed sizes (:func:`evict_term`)."""
     if single:
         return float(np.float32(np.float32(acc * share32) / bw32))
     return float(acc * cores / cpn / bw)

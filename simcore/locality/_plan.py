@@ -43,7 +43,8 @@ from schedbench.simcore.locality._kernels import (
     ENT_USERS,
     can_backfill,
     ent_find,
-    evict_term,
+    evict_scale,
+    evict_sum,
     fits_hole_only,
     full_score,
     hole_insert,
@@ -51,7 +52,6 @@ from schedbench.simcore.locality._kernels import (
     load_term_one,
     load_terms_walk,
     row_set,
-    select_from,
     take_cores,
     take_hole_cores,
 )
@@ -73,8 +73,9 @@ RULES = {"fcfs": FCFS, "eft": EFT, "lea": LEA, "leo": LEO, "lem": LEM}
     ST_BACKFILLED,
     ST_N_PLACED,
     ST_STAMP,
-) = range(12)
-ST_SIZE = 12
+    ST_EPOCH,
+) = range(13)
+ST_SIZE = 13
 # statuses
 DONE, GROW_IV, GROW_ENT, GROW_ROWS = range(4)
 # cfg: the run's settings
@@ -103,6 +104,93 @@ def _new_biggest_hole(hole_count: np.ndarray, st: np.ndarray) -> None:  # pragma
             best = n
     st[ST_BIGGEST_HOLE] = hole_count[best]
     st[ST_BIGGEST_HOLE_ID] = best
+
+
+@njit(cache=True)
+def _evict(
+    ec_tag: np.ndarray,
+    ec_acc: np.ndarray,
+    epoch: int,
+    r_files: np.ndarray,
+    r_ends: np.ndarray,
+    r_sizes: np.ndarray,
+    r_counts: np.ndarray,
+    node: int,
+    file: int,
+    at: int,
+    zero: Any,
+    single: bool,
+    share32: Any,
+    bw32: Any,
+    cores: float,
+    cpn: float,
+    bw: float,
+) -> float:  # pragma: no cover
+    """E (``_kernels.evict_term``), its sum kept per node: consecutive jobs of a session read
+    the same file at the same time on the same idle nodes, whose rows did not change in
+    between. ``ec_tag[node]`` = (run epoch, file, at) of the kept sum; a placement on the node
+    clears it (``_place``), and a new run (new epoch, rows copied afresh) ignores it."""
+    if ec_tag[node, 0] == epoch and ec_tag[node, 1] == file and ec_tag[node, 2] == at:
+        acc = ec_acc[node]
+    else:
+        acc = evict_sum(r_files, r_ends, r_sizes, r_counts, node, file, at, zero)
+        ec_tag[node, 0] = epoch
+        ec_tag[node, 1] = file
+        ec_tag[node, 2] = at
+        ec_acc[node] = acc
+    return evict_scale(acc, single, share32, bw32, cores, cpn, bw)
+
+
+@njit(cache=True)
+def _select(
+    i0: int,
+    b0: float,
+    partial: np.ndarray,
+    w2: np.ndarray,
+    at: np.ndarray,
+    ec_tag: np.ndarray,
+    ec_acc: np.ndarray,
+    epoch: int,
+    r_files: np.ndarray,
+    r_ends: np.ndarray,
+    r_sizes: np.ndarray,
+    r_counts: np.ndarray,
+    file: int,
+    zero: Any,
+    single: bool,
+    share32: Any,
+    bw32: Any,
+    cores: float,
+    cpn: float,
+    bw: float,
+) -> tuple[int, float]:  # pragma: no cover
+    """``_kernels.select_from`` with the kept eviction sums of :func:`_evict`: (node, full
+    score) of the first node of smallest truncated score, ``i0`` the first node of smallest
+    lower bound ``b0``."""
+    best_i = i0
+    best_v = b0
+    if w2[i0] != 0:
+        e = _evict(
+            ec_tag, ec_acc, epoch, r_files, r_ends, r_sizes, r_counts, i0, file, at[i0], zero,
+            single, share32, bw32, cores, cpn, bw,
+        )  # fmt: skip
+        best_v = full_score(partial[i0], w2[i0], e, single)
+    for i in range(partial.size):
+        if i == i0:
+            continue
+        lo = float(int(partial[i])) if single else float(partial[i])
+        if lo > best_v or (lo == best_v and i > best_i):
+            continue
+        v = lo
+        if w2[i] != 0:
+            e = _evict(
+                ec_tag, ec_acc, epoch, r_files, r_ends, r_sizes, r_counts, i, file, at[i], zero,
+                single, share32, bw32, cores, cpn, bw,
+            )  # fmt: skip
+            v = full_score(partial[i], w2[i], e, single)
+        if v < best_v or (v == best_v and i < best_i):
+            best_v, best_i = v, i
+    return best_i, best_v
 
 
 @njit(cache=True)
@@ -155,6 +243,7 @@ def _place(
     placed: np.ndarray,
     used: np.ndarray,
     free_now: np.ndarray,
+    ec_tag: np.ndarray,
 ) -> int:  # pragma: no cover
     """``LocalitySimulator.place`` (and ``place_backfilled``): the status, DONE once placed;
     any other status returns before anything changed."""
@@ -248,6 +337,7 @@ def _place(
         m = st[ST_N_IV]
         ival_append(iv, ht, m, f, node, start, start + transfer, start + wall)
         st[ST_N_IV] = m + 1
+        ec_tag[node, 0] = -1  # the node's rows change: its kept eviction sum is stale
         # the entry's rank is its row in the entry table (both count entries as created)
         row_set(
             r_files, r_ends, r_sizes, r_ranks, r_counts, node, f, start + wall,
@@ -293,6 +383,8 @@ def plan_run(
     placed: np.ndarray,
     tl: np.ndarray,
     partial: np.ndarray,
+    ec_tag: np.ndarray,
+    ec_acc: np.ndarray,
 ) -> tuple[int, int]:  # pragma: no cover
     """Plan ``queue[k0:]`` as the scheduler ``cfg[CFG_RULE]`` (with backfilling if
     ``cfg[CFG_BACKFILL]``) does (``schedulers.FCFS.plan``, ``schedulers.ScoreScheduler.plan``):
@@ -305,6 +397,7 @@ def plan_run(
     single = cfg[CFG_SINGLE] != 0
     from_now = cfg[CFG_FROM_NOW] != 0
     quirk = cfg[CFG_QUIRK] != 0
+    epoch = st[ST_EPOCH]
     used = np.zeros(C, dtype=np.int64)
     free_now = np.zeros(C, dtype=np.int64)
     eat = np.empty(N, dtype=np.int64)
@@ -343,7 +436,7 @@ def plan_run(
                         size_of_file, avail, cid, n_free, hole_core, hole_end, hole_count,
                         iv, ht, ent, ent_head, r_files, r_ends, r_sizes, r_ranks, r_counts,
                         plan_start, plan_node, plan_transfer, plan_cores, placed, used,
-                        free_now,
+                        free_now, ec_tag,
                     )  # fmt: skip
                     if status != DONE:
                         return k, status
@@ -358,20 +451,15 @@ def plan_run(
                 for n in range(N):
                     if hole_count[n] == 0 or not fits_hole_only(hole_end, hole_count, n, c, end_by):
                         continue
-                    found, v_tl = (
-                        load_term_one(iv, ht, f, n, t, t, from_now)
-                        if f != 0
-                        else (
-                            True,
-                            0,
-                        )
-                    )
-                    tl_n = float(v_tl) if found else float(full_tl[j])
+                    tl_n = 0.0
+                    if f != 0:
+                        found, v_tl = load_term_one(iv, ht, f, n, t, t, from_now)
+                        tl_n = float(v_tl) if found else float(full_tl[j])
                     e_n = 0.0
                     if hw2 != 0:
-                        e_n = evict_term(
-                            r_files, r_ends, r_sizes, r_counts, n, f, t, single, zero, share32,
-                            bw32, float(c), cpn, bw,
+                        e_n = _evict(
+                            ec_tag, ec_acc, epoch, r_files, r_ends, r_sizes, r_counts, n, f, t, zero,
+                            single, share32, bw32, float(c), cpn, bw,
                         )  # fmt: skip
                     if single:
                         part = np.float32(np.float32(hw1) * np.float32(tl_n))
@@ -389,7 +477,7 @@ def plan_run(
                     cfg, st, j, best_n, t, int(best_tl), c, 0, True, False, cores, walltime,
                     file, size_of_file, avail, cid, n_free, hole_core, hole_end, hole_count,
                     iv, ht, ent, ent_head, r_files, r_ends, r_sizes, r_ranks, r_counts,
-                    plan_start, plan_node, plan_transfer, plan_cores, placed, used, free_now,
+                    plan_start, plan_node, plan_transfer, plan_cores, placed, used, free_now, ec_tag,
                 )  # fmt: skip
                 if status != DONE:
                     return k, status
@@ -430,7 +518,7 @@ def plan_run(
                         True, cores, walltime, file, size_of_file, avail, cid, n_free,
                         hole_core, hole_end, hole_count, iv, ht, ent, ent_head, r_files,
                         r_ends, r_sizes, r_ranks, r_counts, plan_start, plan_node,
-                        plan_transfer, plan_cores, placed, used, free_now,
+                        plan_transfer, plan_cores, placed, used, free_now, ec_tag,
                     )  # fmt: skip
                     if status != DONE:
                         return k, status
@@ -445,7 +533,7 @@ def plan_run(
                 cfg, st, j, node, eat[node], 0, 0, 0, False, True, cores, walltime, file,
                 size_of_file, avail, cid, n_free, hole_core, hole_end, hole_count, iv, ht, ent,
                 ent_head, r_files, r_ends, r_sizes, r_ranks, r_counts, plan_start, plan_node,
-                plan_transfer, plan_cores, placed, used, free_now,
+                plan_transfer, plan_cores, placed, used, free_now, ec_tag,
             )  # fmt: skip
             if status != DONE:
                 return k, status
@@ -482,9 +570,9 @@ def plan_run(
         share32 = np.float32(np.float32(c) / np.float32(C))
         normal, best_v = i0, b0
         if any_w:
-            normal, best_v = select_from(
-                i0, b0, partial, w2, eat, r_files, r_ends, r_sizes, r_counts, f, single, zero,
-                share32, bw32, float(c), cpn, bw,
+            normal, best_v = _select(
+                i0, b0, partial, w2, eat, ec_tag, ec_acc, epoch, r_files, r_ends, r_sizes,
+                r_counts, f, zero, single, share32, bw32, float(c), cpn, bw,
             )  # fmt: skip
         choice = -1
         if bf and st[ST_HOLE_NODES] > 0:
@@ -523,9 +611,9 @@ def plan_run(
                     continue
                 e_n = 0.0
                 if w2[n] != 0:
-                    e_n = evict_term(
-                        r_files, r_ends, r_sizes, r_counts, n, f, t, single, zero, share32,
-                        bw32, float(c), cpn, bw,
+                    e_n = _evict(
+                        ec_tag, ec_acc, epoch, r_files, r_ends, r_sizes, r_counts, n, f, t, zero,
+                        single, share32, bw32, float(c), cpn, bw,
                     )  # fmt: skip
                 v = full_score(bf_part[i], w2[n], e_n, single)
                 if v < best_v or (v == best_v and not after):
@@ -539,14 +627,14 @@ def plan_run(
                 bf_rows[choice, 2], True, True, cores, walltime, file, size_of_file, avail, cid,
                 n_free, hole_core, hole_end, hole_count, iv, ht, ent, ent_head, r_files,
                 r_ends, r_sizes, r_ranks, r_counts, plan_start, plan_node, plan_transfer,
-                plan_cores, placed, used, free_now,
+                plan_cores, placed, used, free_now, ec_tag,
             )  # fmt: skip
         else:
             status = _place(
                 cfg, st, j, normal, eat[normal], int(tl[normal]), 0, 0, False, True, cores,
                 walltime, file, size_of_file, avail, cid, n_free, hole_core, hole_end,
                 hole_count, iv, ht, ent, ent_head, r_files, r_ends, r_sizes, r_ranks, r_counts,
-                plan_start, plan_node, plan_transfer, plan_cores, placed, used, free_now,
+                plan_start, plan_node, plan_transfer, plan_cores, placed, used, free_now, ec_tag,
             )  # fmt: skip
         if status != DONE:
             return k, status

@@ -457,6 +457,11 @@ class LocalitySimulator:
         self._n_iv = 0
         self._mark = np.zeros(N, dtype=np.int64)  # load_terms' decided nodes (by stamp)
         self._stamp = 0
+        # the compiled planner's kept eviction sums per node (simcore/locality/_plan.py:
+        # _evict): (run epoch, file, time) and the sum
+        self._ec_tag = np.full((N, 3), -1, dtype=np.int64)
+        self._ec_acc = np.zeros(N, dtype=np.float32 if single else np.float64)
+        self._epoch = 0
         self._from_now = self.options.load_term_from == "now"
         self._tl_dtype = np.float32 if single else np.float64
         # eviction rows (simcore/locality/_kernels.py): the base rows (entries with intervals at
@@ -845,6 +850,8 @@ class LocalitySimulator:
         st[_p.ST_N_IV] = self._n_iv
         st[_p.ST_N_ENT] = self._n_ent
         st[_p.ST_STAMP] = self._stamp
+        self._epoch += 1
+        st[_p.ST_EPOCH] = self._epoch
         q = np.asarray(queue, dtype=np.int64)
         cores, walltime, files, full_tl, size_of_file = self._plan_arrays()
         rows = self._rows
@@ -859,6 +866,7 @@ class LocalitySimulator:
                 self.hole_count, self._iv, self._ht, self._ent, self._ent_head, self._mark,
                 rows.files, rows.ends, rows.sizes, rows.ranks, rows.counts, self.plan_start,
                 self.plan_node, self.plan_transfer, self.plan_cores, self._placed, tl, partial,
+                self._ec_tag, self._ec_acc,
             )  # fmt: skip
             if status == _p.DONE:
                 break
