@@ -559,8 +559,8 @@ def test_the_compiled_planner_plans_as_the_schedulers_python(pinned_workloads, c
     """Without a solver or recording, a scheduler run is one compiled call
     (``simcore/locality/_plan.py``); recording the problems makes the schedulers plan job by
     job in Python. Both must give the same schedule, for the ten schedulers (``mid``, 24
-    nodes: about 3 minutes, in the slow pass; the calibration day checks the compiled path
-    against the authors' simulator)."""
+    nodes: 3-4 minutes for the three option sets, in the slow pass; the calibration day
+    checks the compiled path against the authors' simulator)."""
     from schedbench.simcore.locality.registry import make_locality_scheduler
 
     w = pinned_workloads[case]

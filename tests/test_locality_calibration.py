@@ -41,3 +41,6 @@ def test_reference_mode_equals_the_authors_simulator(day, name):
     assert got.rel(got.mean_stretch) <= cal.TOTALS_RTOL, got.mean_stretch
     assert got.stretch_share >= cal.STRETCH_SHARE, (got.stretch_share, got.first_stretch_miss)
     assert got.ok
+    # the same share of jobs must also have the reference's run time and transfer + wait
+    assert got.runtime_share >= cal.STRETCH_SHARE, got.first_order_break
+    assert got.transfer_wait_share >= cal.STRETCH_SHARE, got.first_order_break

@@ -24,7 +24,7 @@ with 6 decimals. Transfer + wait are whole seconds: no rounding enters.
 
 Run through the speed benchmark, which prints this table next to the timings::
 
-    .venv/bin/python bench/benchmarks/locality_speed.py --calibration ../shared/locality
+    .venv/bin/python bench/benchmarks/locality_speed.py --case calibration [--calibration DIR]
 
 ``tests/test_locality_calibration.py`` asserts the targets for all ten schedulers.
 """
