@@ -1,7 +1,7 @@
 """Reference mode against the authors' C simulator on the calibration day (issue 27, item 1).
 
-The calibration folder (``../shared/locality/`` today; its README says how every file was made)
-holds one real day of the authors' Rackham workload (21,819 jobs, 1,511 evaluated), their
+The calibration day (the shipped dataset ``locality-day``, ``schedbench data show locality-day``
+says how every file was made; or a folder with the same files) holds one real day of the authors' Rackham workload (21,819 jobs, 1,511 evaluated), their
 machine file, and what their simulator (``github.com/MaximeGonthier/batch-simulator`` at
 ``528fff6``) printed for the ten schedulers: ``summary.csv`` and ``<scheduler>.jobs.csv``, one
 row per evaluated job **in the order the jobs started**.
@@ -26,6 +26,9 @@ Run through the speed benchmark, which prints this table next to the timings::
 
     .venv/bin/python bench/benchmarks/locality_speed.py --case calibration [--calibration DIR]
 
+Every function that reads the day takes ``folder``: ``None`` (the default) reads the shipped
+dataset, a path reads that folder.
+
 ``tests/test_locality_calibration.py`` asserts the targets for all ten schedulers.
 """
 
@@ -49,16 +52,28 @@ STRETCH_RTOL = 1e-3
 STRETCH_SHARE = 0.99
 
 
-def present(folder: Path) -> bool:
-    """Whether ``folder`` holds the calibration day (workload, summary, ten job files)."""
+def _file(folder: Path | None, name: str) -> Path:
+    from schedbench.instances import datasets
+
+    return datasets.path(f"locality-day/{name}") if folder is None else folder / name
+
+
+def present(folder: Path | None = None) -> bool:
+    """Whether ``folder`` (default: the shipped dataset) holds the calibration day (workload,
+    summary, ten job files)."""
     from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
 
     names = [WORKLOAD, SUMMARY, *(f"{n}.jobs.csv" for n in SCHEDULER_NAMES)]
-    return all((folder / n).is_file() for n in names)
+    try:
+        return all(_file(folder, n).is_file() for n in names)
+    except Exception:  # a dataset file missing from a damaged install: not present
+        return False
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
+    from schedbench.instances import datasets
+
+    with datasets.open_text(path) as fh:
         return list(csv.DictReader(fh))
 
 
@@ -71,9 +86,9 @@ class Reference:
     jobs: list[dict[str, str]]  # in start order
 
 
-def load_reference(folder: Path, scheduler: str) -> Reference:
-    summary = {r["scheduler"]: r for r in _rows(folder / SUMMARY)}
-    return Reference(scheduler, summary[scheduler], _rows(folder / f"{scheduler}.jobs.csv"))
+def load_reference(folder: Path | None, scheduler: str) -> Reference:
+    summary = {r["scheduler"]: r for r in _rows(_file(folder, SUMMARY))}
+    return Reference(scheduler, summary[scheduler], _rows(_file(folder, f"{scheduler}.jobs.csv")))
 
 
 def float32_mean(values: Sequence[float]) -> float:
@@ -195,9 +210,9 @@ def compare(result: Any, ref: Reference) -> Comparison:
     )
 
 
-def read_day(folder: Path) -> Any:
+def read_day(folder: Path | None = None) -> Any:
     """The calibration workload and the platform of its machine file (486 × 20 cores)."""
     from schedbench.instances.locality_io import read_locality
     from schedbench.instances.systems import locality_platform
 
-    return read_locality(folder / WORKLOAD), locality_platform("locality")
+    return read_locality(_file(folder, WORKLOAD)), locality_platform("locality")

@@ -12,7 +12,7 @@ Cases (default: all three; ``calibration`` only when its folder is there):
   (486 × 20 cores), as in issue 15;
 * ``week`` — a generated week of about 35,000 jobs on 205 nodes, the size of the user's trace in
   issue 27 (33,499 jobs, 205 nodes; LEA took 39× FCFS there before the speed work);
-* ``calibration`` — the authors' real day (``--calibration DIR``, default ``../shared/locality``
+* ``calibration`` — the authors' real day (``--calibration DIR``, default the shipped dataset ``locality-day``
   next to the project: 21,819 jobs, 486 nodes). The authors' C simulator takes 2.5–19 s per
   scheduler on it on this machine (issue 27's measurement), printed next to ours; and since the
   folder holds that simulator's outputs, each row also compares our run with them
@@ -62,7 +62,6 @@ TARGET_S = 60.0
 TARGET_RATIO = 3.0
 #: The authors' C simulator on the calibration day, per scheduler, on this machine (issue 27).
 C_RANGE_S = (2.5, 19.0)
-CALIBRATION = Path(__file__).resolve().parents[2] / ".." / "shared" / "locality"
 CASES = ("day", "week", "calibration")
 
 FIGURE = {
@@ -101,8 +100,12 @@ def case_workload(case: str, args: argparse.Namespace) -> tuple[Any, Any, str]:
     if case == "week":
         w = generate_locality(jobs=35_200, nodes=205, days=7, users=400, seed=args.seed, load=1.05)
         return w, LocalityPlatform(nodes=205), "generated week, 205 nodes"
-    w, plat = cal.read_day(Path(args.calibration))
+    w, plat = cal.read_day(_folder(args))
     return w, plat, f"the authors' calibration day ({cal.WORKLOAD}), 486 nodes"
+
+
+def _folder(args: argparse.Namespace) -> Path | None:
+    return None if args.calibration is None else Path(args.calibration)
 
 
 def digest(r: Any) -> str:
@@ -184,7 +187,7 @@ def run_case(case: str, args: argparse.Namespace) -> list[float]:
         if case == "calibration":
             row.insert(3, f"{cpu / C_RANGE_S[1]:.2f}–{cpu / C_RANGE_S[0]:.2f}")
         if compare:
-            got = cal.compare(r, cal.load_reference(Path(args.calibration), name))
+            got = cal.compare(r, cal.load_reference(_folder(args), name))
             row += [
                 f"{got.evaluated[0]}/{got.evaluated[1]}",
                 f"{got.transfer_wait[0]}/{got.transfer_wait[1]:.0f}",
@@ -277,7 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=20_000, help="jobs of the generated day")
     parser.add_argument(
-        "--calibration", default=str(CALIBRATION), help="the calibration day's folder"
+        "--calibration",
+        default=None,
+        help="a folder with the calibration day's files (default: the shipped dataset locality-day)",
     )
     parser.add_argument(
         "--against", default=None, help="another checkout: run both side by side, give ratios"
@@ -299,10 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.schedulers:
             print(json.dumps(run_one(name, args, wl)), flush=True)
         return 0
-    cases = args.case or [
-        c for c in CASES if c != "calibration" or cal.present(Path(args.calibration))
-    ]
-    if "calibration" in cases and not cal.present(Path(args.calibration)):
+    cases = args.case or [c for c in CASES if c != "calibration" or cal.present(_folder(args))]
+    if "calibration" in cases and not cal.present(_folder(args)):
         raise SystemExit(f"no calibration day in {args.calibration}")
     from schedbench.simcore.locality import LocalityOptions
 
