@@ -12,8 +12,8 @@ Cases (default: all three; ``calibration`` only when its folder is there):
   (486 × 20 cores), as in issue 15;
 * ``week`` — a generated week of about 35,000 jobs on 205 nodes, the size of the user's trace in
   issue 27 (33,499 jobs, 205 nodes; LEA took 39× FCFS there before the speed work);
-* ``calibration`` — the authors' real day (``--calibration DIR``, default the shipped dataset ``locality-day``
-  next to the project: 21,819 jobs, 486 nodes). The authors' C simulator takes 2.5–19 s per
+* ``calibration`` — the authors' real day (``--calibration DIR``, default the shipped dataset
+  ``locality-day``: 21,819 jobs, 486 nodes). The authors' C simulator takes 2.5–19 s per
   scheduler on it on this machine (issue 27's measurement), printed next to ours; and since the
   folder holds that simulator's outputs, each row also compares our run with them
   (``locality_calibration.py``: evaluated jobs, transfer + wait and mean stretch ours / theirs,
