@@ -1,0 +1,54 @@
+"""Deadlines tested by behaviour, not by the machine's speed or load.
+
+A test's verdict must not depend on how fast or how busy the machine is. Three tools:
+
+* :func:`ticking_clock`: every solve's clock (``solvers.base.Clock``) advances by a fixed step
+  each time the solver reads it, so *when* a solver stops depends only on how often it looks at
+  its clock: a deadline or ``time_limit_s`` then expires after a fixed amount of work, on any
+  machine.
+* :func:`cpu_seconds`: the CPU time the calling thread spends in a call. A solver that stops at
+  its deadline spends at most the deadline plus its bookkeeping in CPU time whatever the load
+  (a busy machine gives it *less* CPU by the deadline, never more), while one that ignores the
+  deadline keeps computing. For solvers that compute in the calling thread.
+* :data:`GRACE_S`: for what only wall time can show (a child process, a sleeping plug-in), a
+  call is on time when it returns by its budget plus the harness's grace: later than that the
+  harness kills it (``bench/run/isolate.py``). Seconds of slack, not a fraction of one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pytest
+
+from schedbench.bench.run.isolate import GRACE_S
+from schedbench.solvers import base as solver_base
+
+__all__ = ["GRACE_S", "cpu_seconds", "ticking_clock"]
+
+
+def ticking_clock(monkeypatch: pytest.MonkeyPatch, step_s: float) -> list[int]:
+    """Make every solve's clock advance ``step_s`` per reading (starting at the real time, so
+    kernels comparing it with ``time.perf_counter`` still agree at the start); returns a
+    one-element list counting the readings."""
+    readings = [0]
+    counter = itertools.count(1)
+    origin = time.perf_counter()
+
+    def now() -> float:
+        readings[0] = next(counter)
+        return origin + readings[0] * step_s
+
+    monkeypatch.setattr(solver_base, "Clock", partial(solver_base.Clock, now=now))
+    return readings
+
+
+def cpu_seconds(call: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``call(*args)`` and the CPU seconds the calling thread spent in it."""
+    start = time.thread_time()
+    out = call(*args)
+    return out, time.thread_time() - start
