@@ -26,11 +26,10 @@ from schedbench.bench.suite.schema import SolverSpec
 from schedbench.simcore.fdcapture import stdout_to_stderr
 from schedbench.simcore.kinds.base import get_kind, kind_of, kind_ref
 from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.simcore.solver import GRACE_S, timed_solve, warm_up
 from schedbench.solvers.registry import make_solver
 
-#: Seconds a killed-at-deadline solve gets beyond its budget (the supervised pool's too).
-GRACE_S = 5.0
+__all__ = ["EXIT_WAIT_S", "GRACE_S", "ISOLATION_STARTUP_S", "solve_isolated"]
 #: Time a spawned isolation child may take to import and warm up before its clock starts.
 ISOLATION_STARTUP_S = 120.0
 #: Time a child that has answered gets to exit by itself (stopping the processes it started)
