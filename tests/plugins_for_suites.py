@@ -38,8 +38,9 @@ class Sleeper:
 
 @dataclass(frozen=True)
 class Forker:
-    """Starts a long-lived process of its own (writing its pid to ``pid_file``), then hangs: what
-    a solver running an external binary looks like when it misbehaves."""
+    """Starts a long-lived process of its own, writes "its pid, that process's pid" to
+    ``pid_file``, then hangs: what a solver running an external binary looks like when it
+    misbehaves."""
 
     pid_file: str = ""
     name: str = "forker"
@@ -53,8 +54,9 @@ class Forker:
 
     def solve(self, problem, budget):
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-        with open(self.pid_file, "w") as f:
-            f.write(str(child.pid))
+        with open(self.pid_file + ".tmp", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}")
+        os.replace(self.pid_file + ".tmp", self.pid_file)
         time.sleep(600)
 
 

@@ -6,6 +6,8 @@ have children")."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -121,9 +123,44 @@ def _gone(pid: int, within_s: float = 10.0) -> bool:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
 def test_a_hung_solver_is_killed_with_the_processes_it_started(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
+    pid_file = tmp_path / "pids"
     spec = make_solver_spec("tests.plugins_for_suites:Forker", {"pid_file": str(pid_file)})
     decision = solve_isolated(spec, theta_window(6, 1), Budget(deadline_s=0.5), grace_s=0.5)
     assert decision.status == Status.TIMEOUT and "killed" in decision.notes[0]
-    grandchild = int(pid_file.read_text())
-    assert grandchild != os.getpid() and _gone(grandchild)
+    child, grandchild = map(int, pid_file.read_text().split())
+    assert os.getpid() not in (child, grandchild)
+    assert _gone(child) and _gone(grandchild)
+
+
+CALLER = """
+import sys
+from schedbench.bench.run.isolate import solve_isolated
+from schedbench.bench.suite import make_solver_spec
+from schedbench.instances.windows import theta_window
+from schedbench.simcore.problem import Budget
+
+if __name__ == "__main__":
+    spec = make_solver_spec("tests.plugins_for_suites:Forker", {"pid_file": sys.argv[1]})
+    solve_isolated(spec, theta_window(6, 1), Budget(deadline_s=30))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc")
+def test_a_caller_killed_outright_takes_the_isolated_solve_and_its_processes_along(tmp_path):
+    """SIGKILL gives the caller no chance to clean up: the child dies with it (PDEATHSIG) and
+    the child's watchman kills what the solver started."""
+    script, pid_file = tmp_path / "caller.py", tmp_path / "pids"
+    script.write_text(CALLER)
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    caller = subprocess.Popen([sys.executable, str(script), str(pid_file)], env=env)
+    try:
+        end = time.monotonic() + 120
+        while not pid_file.exists() and caller.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        assert pid_file.exists(), "the isolated solver never started"
+        child, grandchild = map(int, pid_file.read_text().split())
+    finally:
+        caller.kill()
+        caller.wait()
+    assert _gone(child) and _gone(grandchild)

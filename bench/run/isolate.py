@@ -17,6 +17,8 @@ import dataclasses
 import multiprocessing as mp
 import os
 import signal
+import subprocess
+import sys
 import time
 from multiprocessing.connection import wait
 from typing import Any
@@ -42,6 +44,7 @@ def _isolated_child(
 ) -> None:
     if hasattr(os, "setpgrp"):
         os.setpgrp()  # a group of its own: killed as a whole, with anything the solver started
+        _start_watchman()
     die_with_parent()
     stdout_to_stderr()  # the parent's stdout is not ours to write on (simcore/fdcapture.py)
     try:
@@ -55,6 +58,30 @@ def _isolated_child(
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
+
+
+#: The watchman: waits until the caller's end of multiprocessing's parent sentinel closes (the
+#: caller is gone), then SIGKILLs its process group, which is the isolation child's.
+_WATCHMAN = "import os, select, signal; select.select([{fd}], [], []); os.killpg(0, signal.SIGKILL)"
+
+
+def _start_watchman() -> None:
+    """Start, in this (new) process group, a tiny process that kills the whole group when the
+    caller dies, however it dies: ``PR_SET_PDEATHSIG`` ends this process only, and what the
+    solver started would outlive it. A separate process, because a solver's compiled kernel may
+    hold this one's interpreter for seconds; it holds only the sentinel, so it keeps none of our
+    pipes open, and the caller's group kill ends it with the rest."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+    fd = parent.sentinel
+    subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", _WATCHMAN.format(fd=fd)],
+        pass_fds=[fd],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def solve_isolated(
