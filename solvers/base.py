@@ -176,8 +176,9 @@ class ParamSolver:
         key = (type(self), self.id)
         if key not in _WARM:
             with _WARM_LOCK:
-                self.warm_up()
-                _WARM.add(key)
+                if key not in _WARM:  # another thread may have warmed it meanwhile
+                    self.warm_up()
+                    _WARM.add(key)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
