@@ -1,17 +1,18 @@
 """Every registered solver keeps to its budget on a huge window (issue 11, unbounded work).
 
-Each solver gets a Theta-like window of 100,000 jobs with a 1 s budget and must return by the
-budget plus the harness's grace (``bench/run/isolate.py``: where the harness would kill it) with
-a feasible answer or a declared reason. Two capacity regimes: room for about half of the jobs
+Each solver gets a Theta-like window of 100,000 jobs with a 1 s budget and must answer (a
+feasible answer or a declared reason) having done at most the budget plus the harness's grace
+(``simcore.solver.GRACE_S``) of work. Two capacity regimes: room for about half of the jobs
 (greedy heuristics make tens of thousands of picks), and a tight node capacity small enough that
-exact engines try to build dense DP tables over it. Before the fixes: binpack 22 s at w = 30,000,
-moo 524 s, weighted/constrained 80 s (an 8 GB bound table): far beyond any grace.
+exact engines try to build dense DP tables over it. Before the fixes: binpack 22 s at
+w = 30,000, moo 524 s, weighted/constrained 80 s (an 8 GB bound table).
 
-The bound is seconds of slack on purpose, not a multiple of the budget: the work a solver does
-after its deadline (CP-SAT's presolve of 100,000 variables cannot be interrupted) stretches with
-the machine's load, and a verdict must not depend on that (a fresh-clone run at load 2-6 took
-2.26 s against the 2 s bound this test used to have). The tight bound, twice the budget, is kept
-for a quiet machine in ``make test-slow``.
+Work is counted as CPU time of this process and its descendants (the MIP worker and its CBC),
+not as wall time: what a solver does that it cannot interrupt (CP-SAT's presolve of 100,000
+variables, building a 100,000-column MILP) stretches in wall time with the machine's load (a
+fresh-clone run at load 2-6 took 2.26 s against the 2 s wall bound this test used to have; at
+load 5, cpsat and mip took 7-9 s), while the CPU time it needs does not. The wall-time bound,
+twice the budget on a quiet machine, is kept in ``make test-slow`` (``wall`` variant).
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
-from tests._timing import GRACE_S
+from tests._timing import GRACE_S, tree_cpu_seconds
 
 W = 100_000
 BUDGET_S = 1.0
-#: Default pass: where the harness would kill the call. Slow pass, on a quiet machine: twice
-#: the budget.
-LIMITS = [
-    pytest.param(BUDGET_S + GRACE_S, id="grace"),
-    pytest.param(2 * BUDGET_S, id="tight", marks=pytest.mark.slow),
+#: (what is measured, its bound in seconds): CPU work in the default pass; wall time, on a
+#: quiet machine, in the slow pass.
+BOUNDS = [
+    pytest.param(("cpu", BUDGET_S + GRACE_S), id="cpu"),
+    pytest.param(("wall", 2 * BUDGET_S), id="wall", marks=pytest.mark.slow),
 ]
 
 
@@ -50,24 +51,31 @@ def windows() -> dict[str, SelectionProblem]:
     return {"half": _window(0.5), "tight": _window(0.003)}
 
 
-@pytest.mark.parametrize("limit_s", LIMITS)
+def _answer(solver, problem: SelectionProblem):
+    """supports() then, if it takes the problem, the timed solve: (decision or None, why)."""
+    ok, why = solver.supports(problem)
+    if not ok:
+        return None, why
+    return timed_solve(solver, problem, Budget(deadline_s=BUDGET_S)), ""
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
 @pytest.mark.parametrize("regime", ["half", "tight"])
 @pytest.mark.parametrize("name", known_solvers())
-def test_every_solver_keeps_to_its_budget_on_a_huge_window(windows, name, regime, limit_s):
+def test_every_solver_keeps_to_its_budget_on_a_huge_window(windows, name, regime, bound):
+    measure, limit_s = bound
     problem = windows[regime]
     solver = make_solver(name)
     warm_up(solver)  # untimed: JIT compilation, worker start-up
     t0 = time.perf_counter()
-    ok, why = solver.supports(problem)
-    if not ok:
-        # A decline says why, and takes less than the budget the solve would have had.
-        assert why and time.perf_counter() - t0 < BUDGET_S
-        return
-    decision = timed_solve(solver, problem, Budget(deadline_s=BUDGET_S))
-    elapsed = time.perf_counter() - t0
-    assert elapsed <= limit_s, (
-        f"{name}: {elapsed:.2f} s for a {BUDGET_S:g} s budget (limit {limit_s:.2f} s)"
+    (decision, why), cpu_s = tree_cpu_seconds(_answer, solver, problem)
+    took = cpu_s if measure == "cpu" else time.perf_counter() - t0
+    assert took <= limit_s, (
+        f"{name}: {took:.2f} s ({measure}) for a {BUDGET_S:g} s budget (limit {limit_s:.2f} s)"
     )
+    if decision is None:
+        assert why  # a decline says why
+        return
     assert decision.status != Status.ERROR, decision.notes
     if decision.objectives:
         problem.check_selection(decision.selected)  # already vetted by the core; be explicit
