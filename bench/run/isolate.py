@@ -5,9 +5,10 @@ The child is not daemonic, so that a solver may start processes of its own (the 
 CBC and HiGHS in a worker process, solvers/mip.py; a daemonic process may not start children).
 Instead it is tied to the caller another way: it leads a process group of its own, which the
 caller kills as a whole at deadline + grace, after the answer (once the child has had a moment
-to exit cleanly and stop what it started) and when the caller is interrupted; and Linux kills it
-when the caller dies (``PR_SET_PDEATHSIG``). A solver's own worker that leads its own group (the
-MIP worker) watches its parent and exits with it.
+to exit cleanly and stop what it started) and when the caller is interrupted. When the caller
+dies outright (SIGKILL), Linux kills the child (``PR_SET_PDEATHSIG``) and a watchman process in
+the child's group kills the rest of the group. A solver's own worker that leads a group of its
+own (the MIP worker) watches its parent and exits with it.
 """
 
 from __future__ import annotations
