@@ -50,6 +50,12 @@ def warm_up(solver: object) -> None:
             hook()
 
 
+#: Seconds a solver call may run past its deadline before the harness kills it (isolated solves
+#: and the supervised worker pool, bench/run/); the conformance suite holds a solver to the same
+#: line. Seconds, not a fraction of the budget: what a solver does after its deadline stretches
+#: with the machine's load, and whether it is on time must not depend on that.
+GRACE_S = 5.0
+
 #: Called with the budget's deadline (seconds) when a solver call starts and with None when it
 #: ends; set by a supervising process (``bench/supervisor.py``) to enforce a hard deadline.
 _call_watch: Callable[[float | None], None] | None = None

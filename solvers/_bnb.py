@@ -35,7 +35,8 @@ far above the round-off of these sums while values stay below 2^50 (``bnb`` chec
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from schedbench.simcore.jit import njit
 
 #: ``search`` return codes.
 DONE = 0

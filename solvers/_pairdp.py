@@ -25,8 +25,8 @@ All are ``@njit(cache=True)``: compiled once per machine (``DPSolver.warm_up``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedbench.simcore.jit import njit
 from schedbench.solvers._reach import front_of
 
 #: "No subset has this dense sum" in ``least`` (larger than any other-resource capacity used).

@@ -14,7 +14,8 @@ All are ``@njit(cache=True)``; ``dp._pair_dp`` calls them (``reach_bound=True``)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from schedbench.simcore.jit import njit
 
 
 @njit(cache=True)

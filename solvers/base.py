@@ -14,7 +14,12 @@ every solver:
 4. for ``M >= 2`` keeps the non-dominated selections and asks the decision maker
    (``simcore.decision_maker``) for the one to apply.
 
-What is timed is ``solve`` as a whole (``simcore.solver.timed_solve``); ``warm_up`` is not.
+What is timed is ``solve`` as a whole (``simcore.solver.timed_solve``); ``warm_up`` is not. A
+subclass writes its preparation (compiling numba kernels on a tiny problem, starting a worker
+process) in ``_warm_up``; ``warm_up`` runs it once per process for each solver id, and ``solve``
+runs it first, before its clock starts, when nobody has: a solve's deadline never pays for a
+compilation, even when the caller did not warm up (the caller's wall time around that first call
+still does: the harness warms up before it measures).
 """
 
 from __future__ import annotations
@@ -36,24 +41,34 @@ from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, Se
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, TracePoint, capacity_slack
 
+#: (class, id) of every solver whose ``warm_up`` has run in this process.
+_WARM: set[tuple[type, str]] = set()
+#: Re-entrant: a solver's warm-up may warm up another (``weighted`` warms its engine).
+_WARM_LOCK = threading.RLock()
+
 
 class Clock:
-    """Wall clock of one solve: time since start and time left before the deadline."""
+    """Wall clock of one solve: time since start and time left before the deadline.
 
-    __slots__ = ("deadline", "start")
+    ``now`` is the time source (``time.perf_counter``; ``start`` and ``deadline`` are on its
+    scale): a test can put in one that advances by a fixed step per reading, so that when a
+    solver stops depends on how often it looks at the clock, not on the machine's speed."""
 
-    def __init__(self, budget: Budget):
-        self.start = time.perf_counter()
+    __slots__ = ("deadline", "now", "start")
+
+    def __init__(self, budget: Budget, now: Callable[[], float] = time.perf_counter):
+        self.now = now
+        self.start = now()
         self.deadline = self.start + budget.deadline_s
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+        return self.now() - self.start
 
     def remaining(self) -> float:
-        return self.deadline - time.perf_counter()
+        return self.deadline - self.now()
 
     def expired(self) -> bool:
-        return time.perf_counter() >= self.deadline
+        return self.now() >= self.deadline
 
 
 @dataclass(slots=True)
@@ -143,7 +158,27 @@ class ParamSolver:
         return True, ""
 
     def warm_up(self) -> None:
-        """Untimed preparation (e.g. JIT compilation). Default: nothing."""
+        """Untimed preparation: ``_warm_up`` once per process for this solver's class and
+        parameters; later calls return at once."""
+        key = (type(self), self.id)
+        with _WARM_LOCK:
+            if key not in _WARM:
+                self._warm_up()
+                _WARM.add(key)
+
+    def _warm_up(self) -> None:
+        """Override with what must happen before the first timed call (compile the kernels on a
+        tiny problem, start a worker). Default: nothing."""
+
+    def _ensure_warm(self) -> None:
+        """``warm_up()`` unless it has run for this solver in this process (a plug-in that
+        overrides ``warm_up`` itself gets it called once here)."""
+        key = (type(self), self.id)
+        if key not in _WARM:
+            with _WARM_LOCK:
+                if key not in _WARM:  # another thread may have warmed it meanwhile
+                    self.warm_up()
+                    _WARM.add(key)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -167,6 +202,7 @@ class BaseSolver(ParamSolver):
         return True, ""
 
     def solve(self, problem: SelectionProblem, budget: Budget) -> Decision:
+        self._ensure_warm()  # compiling is no part of the decision's budget (module docstring)
         clock = Clock(budget)
         ok, reason = self.supports(problem)
         if not ok:  # an answer of the problem's own kind, which says why

@@ -229,7 +229,7 @@ class BnBSolver(BaseSolver):
             "time_limit_s", 0.0, float("inf"), "a number of seconds >= 0 (0 = the budget)"
         )
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels on a tiny problem."""
         tiny = SelectionProblem(
             capacities=[3, 3], demands=[[1, 2], [2, 1], [2, 2]], objectives=[[3, 1, 2], [1, 3, 2]]

@@ -135,7 +135,7 @@ class CPSATSolver(BaseSolver):
         self._require(self.linearization in (0, 1, 2), "linearization", "0, 1 or 2")
         self._require(self.method in METHODS, "method", " or ".join(map(repr, METHODS)))
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         _cp_model()
 
     def _supports(self, problem: SelectionProblem) -> tuple[bool, str]:

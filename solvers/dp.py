@@ -137,10 +137,15 @@ class DPSolver(BaseSolver):
             "an integer >= 1",
         )
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         """Compile (or load from numba's cache) the two-resource kernels; untimed."""
         d = np.array([[3.0, 5.0], [2.0, 0.0], [4.0, 7.0]])
         c = Clock(Budget(deadline_s=30))
+        # Through ``_solve`` as well: numba specialises a kernel on whether an array is
+        # read-only, and a problem's arrays are (simcore/problem.py), the arrays above are not.
+        for objectives in ([[1.0, 2.0, 3.0]], d.T):
+            tiny = SelectionProblem(capacities=[6.0, 9.0], demands=d, objectives=objectives)
+            self._solve(tiny, Budget(deadline_s=30), c)
         _single_bnb(d, np.array([6.0, 9.0]), np.array([1.0, 2.0, 3.0]), c, 100)
         for weights in (None, np.array([1.0, 0.5])):
             _kernel_pair_dp(

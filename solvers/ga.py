@@ -113,9 +113,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from schedbench.simcore.jit import njit
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
@@ -180,7 +180,7 @@ class GASolver(BaseSolver):
     def n_children(self) -> int:
         return self.children or self.population
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
         tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
         for repair in (False, True):  # both specialisations of the kernels

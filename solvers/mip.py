@@ -684,7 +684,7 @@ class _MIPSolver(BaseSolver):
                 )
         return True, ""
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         """Start the worker and probe the backends (untimed)."""
         _WORKER.probe()
 

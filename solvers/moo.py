@@ -108,8 +108,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
+from schedbench.simcore.jit import njit
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers._numba_rng import new_state, randint, uniform
@@ -197,7 +198,7 @@ class MOOSolver(BaseSolver):
             "a number of seconds >= 0 (0 = no limit)",
         )
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         """Compile (or load from numba's cache) the kernels on a tiny problem; untimed."""
         tiny = SelectionProblem(capacities=[2, 2], demands=[[1, 1], [1, 0], [0, 2]])
         _Search.start(tiny, 0, stop_at=np.inf).run(

@@ -86,7 +86,7 @@ class _Scalarised(BaseSolver):
             return False, f"engine {self.engine!r} is not installed"
         return make_solver(self.engine).supports(problem)
 
-    def warm_up(self) -> None:
+    def _warm_up(self) -> None:
         from schedbench.solvers.registry import make_solver
 
         make_solver(self.engine).warm_up()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -32,6 +34,30 @@ class Sleeper:
             objectives=tuple(0.0 for _ in range(problem.M)),
             solver=self.id,
         )
+
+
+@dataclass(frozen=True)
+class Forker:
+    """Starts a long-lived process of its own, writes "its pid, that process's pid" to
+    ``pid_file``, then hangs: what a solver running an external binary looks like when it
+    misbehaves."""
+
+    pid_file: str = ""
+    name: str = "forker"
+
+    @property
+    def id(self) -> str:
+        return "forker"
+
+    def supports(self, problem):
+        return True, ""
+
+    def solve(self, problem, budget):
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(self.pid_file + ".tmp", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}")
+        os.replace(self.pid_file + ".tmp", self.pid_file)
+        time.sleep(600)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,6 @@ small random problems, against the published Zitzler–Thiele 100.2 front, again
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -19,6 +17,7 @@ from schedbench.solvers import bnb as bnb_module
 from schedbench.solvers.bnb import BnBSolver
 from schedbench.solvers.cpsat import CPSATSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
+from tests._timing import ticking_clock
 
 #: The knapsack classics, shipped with the package (datasets or-mknap1 and zt-100-2).
 MKNAP1 = datasets.path("or-mknap1")
@@ -97,21 +96,16 @@ def test_zitzler_thiele_100_2_front_exactly(workers):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_timeout_reports_only_front_points(monkeypatch, workers):
-    # Every lexicographic step is made 20 ms slower, so the ~60-point front cannot be finished
-    # within the 0.25 s limit; what is reported must be on the exact front.
+    # The clock advances 1 ms per reading: the 0.12 s limit expires after 120 readings, about a
+    # third of what the ~70-point front takes (363 readings with one walk, 695 with two), on any
+    # machine. What is reported must be on the exact front.
     problem = zitzler_thiele(4, n=60)
     exact = set(_front(BNB.solve(problem, Budget(30))))
     assert len(exact) > 30
-    step = bnb_module._lex_step
-
-    def slow(*args, **kwargs):
-        time.sleep(0.02)
-        return step(*args, **kwargs)
-
-    monkeypatch.setattr(bnb_module, "_lex_step", slow)
-    start = time.perf_counter()
-    d = BnBSolver(workers=workers, time_limit_s=0.25).solve(problem, Budget(30))
-    assert d.status == Status.TIMEOUT and time.perf_counter() - start < 1.5
+    readings = ticking_clock(monkeypatch, 0.001)
+    d = BnBSolver(workers=workers, time_limit_s=0.12).solve(problem, Budget(30))
+    assert d.status == Status.TIMEOUT
+    assert readings[0] < 200  # it stopped at the limit, not at the end of the front
     assert 0 < len(d.pareto) < len(exact)
     assert set(_front(d)) <= exact
     assert {tuple(p.objectives) for p in d.trace} <= exact
@@ -120,10 +114,11 @@ def test_timeout_reports_only_front_points(monkeypatch, workers):
 def test_single_objective_timeout(monkeypatch):
     monkeypatch.setattr(bnb_module, "_CHUNK", 1)  # one node per call: the clock is read often
     problem = chu_beasley(0, n=100, m=5, tightness=0.25)
-    start = time.perf_counter()
+    readings = ticking_clock(monkeypatch, 1e-5)  # the 0.1 s limit: 10,000 nodes of ~9 million
     d = BnBSolver(time_limit_s=0.1).solve(problem, Budget(30))
-    assert d.status == Status.TIMEOUT and time.perf_counter() - start < 1.0
-    assert d.objectives[0] <= 23954  # the optimum bnb proves in < 1 s
+    assert d.status == Status.TIMEOUT and readings[0] < 10_100
+    assert d.stats["nodes"] < 10_100
+    assert d.objectives[0] <= 23954  # the optimum, which bnb proves after ~9 million nodes
 
 
 def test_declines_what_it_cannot_do():

@@ -1,16 +1,22 @@
 """Every registered solver keeps to its budget on a huge window (issue 11, unbounded work).
 
-Each solver gets a Theta-like window of 100,000 jobs with a 1 s budget and must return within
-2 s (the budget twice over) with a feasible answer or a declared reason. Two capacity regimes:
-room for about half of the jobs (greedy heuristics make tens of thousands of picks), and a tight
-node capacity small enough that exact engines try to build dense DP tables over it. Before the
-fixes: binpack 22 s at w = 30,000, moo 524 s, weighted/constrained 80 s (an 8 GB bound table),
-mip 2.05 s (a fixed 1 s grace).
+Each solver gets a Theta-like window of 100,000 jobs with a 1 s budget and must answer (a
+feasible answer or a declared reason) having done at most the budget plus the harness's grace
+(``simcore.solver.GRACE_S``) of work. Two capacity regimes: room for about half of the jobs
+(greedy heuristics make tens of thousands of picks), and a tight node capacity small enough that
+exact engines try to build dense DP tables over it. Before the fixes: binpack 22 s at
+w = 30,000, moo 524 s, weighted/constrained 80 s (an 8 GB bound table).
+
+Work is counted as CPU time of this process and its descendants (the MIP worker and its CBC),
+not as wall time: what a solver does that it cannot interrupt (CP-SAT's presolve of 100,000
+variables, building a 100,000-column MILP) stretches in wall time with the machine's load (a
+fresh-clone run at load 2-6 took 2.26 s against the 2 s wall bound this test used to have; at
+load 5, cpsat and mip took 7-9 s), while the CPU time it needs does not. The wall-time bound,
+twice the budget on a quiet machine, is kept in ``make test-slow`` (``wall`` variant).
 """
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
@@ -20,20 +26,16 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
+from tests._timing import GRACE_S, tree_cpu_seconds
 
 W = 100_000
 BUDGET_S = 1.0
-LIMIT_S = 2 * BUDGET_S
-
-
-def _limit_s() -> float:
-    """Twice the budget, stretched by how oversubscribed the machine is right now: on a shared
-    machine with more runnable processes than cores, every process gets a share of a core and
-    wall time stretches by about load / cores (CP-SAT's presolve of 100,000 variables cannot be
-    interrupted). An idle machine (CI) checks exactly twice the budget."""
-    cores = os.cpu_count() or 1
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
-    return LIMIT_S * max(1.0, load / cores)
+#: (what is measured, its bound in seconds): CPU work in the default pass; wall time, on a
+#: quiet machine, in the slow pass.
+BOUNDS = [
+    pytest.param(("cpu", BUDGET_S + GRACE_S), id="cpu"),
+    pytest.param(("wall", 2 * BUDGET_S), id="wall", marks=pytest.mark.slow),
+]
 
 
 def _window(room: float) -> SelectionProblem:
@@ -49,23 +51,31 @@ def windows() -> dict[str, SelectionProblem]:
     return {"half": _window(0.5), "tight": _window(0.003)}
 
 
+def _answer(solver, problem: SelectionProblem):
+    """supports() then, if it takes the problem, the timed solve: (decision or None, why)."""
+    ok, why = solver.supports(problem)
+    if not ok:
+        return None, why
+    return timed_solve(solver, problem, Budget(deadline_s=BUDGET_S)), ""
+
+
+@pytest.mark.parametrize("bound", BOUNDS)
 @pytest.mark.parametrize("regime", ["half", "tight"])
 @pytest.mark.parametrize("name", known_solvers())
-def test_every_solver_returns_within_twice_its_budget_on_a_huge_window(windows, name, regime):
+def test_every_solver_keeps_to_its_budget_on_a_huge_window(windows, name, regime, bound):
+    measure, limit_s = bound
     problem = windows[regime]
     solver = make_solver(name)
     warm_up(solver)  # untimed: JIT compilation, worker start-up
     t0 = time.perf_counter()
-    ok, why = solver.supports(problem)
-    if not ok:
-        assert why and time.perf_counter() - t0 < 0.5  # a decline is quick and says why
-        return
-    decision = timed_solve(solver, problem, Budget(deadline_s=BUDGET_S))
-    elapsed = time.perf_counter() - t0
-    limit = _limit_s()
-    assert elapsed <= limit, (
-        f"{name}: {elapsed:.2f} s for a {BUDGET_S:g} s budget (limit {limit:.2f} s)"
+    (decision, why), cpu_s = tree_cpu_seconds(_answer, solver, problem)
+    took = cpu_s if measure == "cpu" else time.perf_counter() - t0
+    assert took <= limit_s, (
+        f"{name}: {took:.2f} s ({measure}) for a {BUDGET_S:g} s budget (limit {limit_s:.2f} s)"
     )
+    if decision is None:
+        assert why  # a decline says why
+        return
     assert decision.status != Status.ERROR, decision.notes
     if decision.objectives:
         problem.check_selection(decision.selected)  # already vetted by the core; be explicit

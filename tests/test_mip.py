@@ -24,6 +24,7 @@ from schedbench.solvers.dp import DPSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
 from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
+from tests._timing import GRACE_S
 
 ROOT = Path(__file__).resolve().parents[1]
 #: OR-Library mknap1, shipped with the package (dataset or-mknap1).
@@ -248,7 +249,8 @@ def test_deadline_gives_timeout_not_exception(solver):
     d = solver.solve(problem, Budget(deadline_s=1.0))
     took = time.perf_counter() - start
     assert d.status == Status.TIMEOUT, d.notes
-    assert took < 1.3
+    # In time for the harness (CBC and HiGHS run in a worker process: only wall time shows it).
+    assert took < 1.0 + GRACE_S
     assert problem.is_feasible(d.selected)
     assert d.objectives[0] > 0  # the incumbent at the deadline
 

@@ -38,9 +38,9 @@ def test_benchmark_scripts_are_not_a_package():
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> zipfile.ZipFile:
+def built(tmp_path_factory) -> tuple[zipfile.ZipFile, str]:
     """The wheel built from a copy of the checkout's files (tracked and new, not ignored), so
-    the build leaves nothing behind in the working tree."""
+    the build leaves nothing behind in the working tree; and what the build printed."""
     src = tmp_path_factory.mktemp("src")
     files = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"],
@@ -55,7 +55,7 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, target)
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -70,9 +70,22 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
     (path,) = out.glob("schedbench-*.whl")
-    return zipfile.ZipFile(path)
+    return zipfile.ZipFile(path), done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(built) -> zipfile.ZipFile:
+    return built[0]
+
+
+def test_the_build_prints_no_setuptools_warning(built):
+    """A fresh `make` install printed ~100 lines of BuildBackendWarning: the package-data
+    folders looked like undeclared packages (pyproject: include-package-data = false)."""
+    printed = built[1]
+    assert "BuildBackendWarning" not in printed and "SetuptoolsWarning" not in printed, printed
 
 
 def test_the_wheel_installs_one_namespace_and_no_tests_or_benchmarks(wheel):

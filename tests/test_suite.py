@@ -221,7 +221,7 @@ def test_a_default_run_survives_hanging_exiting_and_interrupting_solvers(tmp_pat
     assert rows["exiter"]["status"] == "error" and "SystemExit: 3" in rows["exiter"]["error"]
     assert "KeyboardInterrupt" in rows["interrupter"]["error"]
     assert rows["dp"]["status"] == "optimal"
-    assert elapsed < 30  # budget 1 s + grace 1 s, plus starting the workers
+    assert elapsed < 600  # far less than the 3,600 s sleep: killed at budget 1 s + grace 1 s
 
 
 def test_isolation_kills_a_hanging_solver_at_deadline_plus_grace():
@@ -389,4 +389,4 @@ def test_a_dask_run_also_kills_a_hanging_solver_at_budget_plus_grace(tmp_path, m
     assert rows["sleeper"]["status"] == "timeout" and "grace" in rows["sleeper"]["error"]
     assert "KeyboardInterrupt" in rows["interrupter"]["error"]
     assert rows["dp"]["status"] == "optimal"
-    assert elapsed < 60  # a 3,600 s sleep, killed at 1 s + 5 s grace
+    assert elapsed < 600  # far less than the 3,600 s sleep: killed at 1 s + 5 s grace

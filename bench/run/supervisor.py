@@ -58,7 +58,7 @@ class Failure:
     reason: str
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
     with contextlib.suppress(OSError, AttributeError):  # not Linux: no such call
         libc = ctypes.CDLL(None, use_errno=True)
@@ -67,7 +67,7 @@ def _die_with_parent() -> None:
 
 
 def _worker_main(conn: Connection, watch: Any, fn: Callable[[Any], Any]) -> None:
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from schedbench.simcore import solver as core_solver
     from schedbench.simcore.fdcapture import stdout_to_stderr

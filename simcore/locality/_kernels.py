@@ -24,7 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+from schedbench.simcore.jit import njit
 
 
 @njit(cache=True)
