@@ -303,8 +303,8 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
 
 # -- the exact window placement ---------------------------------------------------------------------
 def test_window_exact_placement_is_never_worse_than_the_rules():
+    from schedbench.bench.analysis.locality_window import solve_window
     from schedbench.simcore.locality.window import RULES, LocalityWindow
-    from schedbench.solvers.locality_window import solve_window
 
     win = LocalityWindow(
         now=0,
@@ -372,8 +372,8 @@ def test_locality_solvers_suite_loads():
 
 
 def test_window_exact_scheduler_in_closed_loop_runs_every_evaluated_job(small):
+    from schedbench.bench.analysis.locality_window import WindowExactScheduler
     from schedbench.simcore.locality.registry import make_locality_scheduler
-    from schedbench.solvers.locality_window import WindowExactScheduler
 
     sched = WindowExactScheduler(make_locality_scheduler("lea"), window=3, budget_s=0.2)
     r = simulate_locality(small, sched, LocalityPlatform(nodes=3))

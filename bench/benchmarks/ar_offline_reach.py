@@ -22,10 +22,10 @@ if str(ROOT) not in sys.path:
 
 from _machine import machine_line  # noqa: E402
 
+from schedbench.bench.analysis.ar_offline import offline_bound  # noqa: E402
 from schedbench.instances.ar_workload import generate_ar_requests  # noqa: E402
 from schedbench.simcore.reservations.driver import serve  # noqa: E402
 from schedbench.simcore.reservations.fit import PAPER_POLICIES  # noqa: E402
-from schedbench.solvers.ar_offline import offline_bound  # noqa: E402
 
 FIGURE = {"name": "ar-offline-reach", "full": [], "quick": ["--quick"], "format": "text"}
 

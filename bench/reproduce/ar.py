@@ -27,7 +27,7 @@ Two forms (issue 14, items 7 and 8):
 
 ``offline_bound`` in ``results.csv`` is the mean over seeds of the largest acceptance any
 schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
-``solvers/ar_offline.py``; its proven upper bound where it did not prove optimality within
+``bench/analysis/ar_offline.py``; its proven upper bound where it did not prove optimality within
 ``--bound-time`` — ``bounds.csv`` says which), not on all ``--jobs`` requests: at UMed 7, af 1,
 {3,3} CP-SAT proves most streams of 80 requests within 10 s and few of 100
 (``bench/benchmarks/ar_offline_reach.py``).
@@ -426,7 +426,7 @@ def run_task(task: Task) -> dict[str, Any]:
             for p in task.policies
         }
     if task.bound_jobs > 0:
-        from schedbench.solvers.ar_offline import offline_bound
+        from schedbench.bench.analysis.ar_offline import offline_bound
 
         prefix = requests[: task.bound_jobs]
         on_prefix = {
