@@ -272,7 +272,7 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
     assert repro.run(args) == 0
     with (out / "summary.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert (out / "results.csv").read_text() == (out / "summary.csv").read_text()  # DESIGN.md
+    assert (out / "results.csv").read_text() == (out / "summary.csv").read_text()  # the common name
     assert [r["scheduler"] for r in rows] == ["fcfs", "eft", "lea", "leo", "lem"] or {
         r["scheduler"] for r in rows
     } == {"fcfs", "eft", "lea", "leo", "lem"}
@@ -423,7 +423,7 @@ def test_options_that_change_the_schedule_of_the_small_workload(small, field, va
     check_schedule(small, b)
 
 
-# Schedules pinned before the speed work of issue 15 (computed on main at 4825928): a change
+# Schedules pinned before the speed work (computed on main at 4825928): a change
 # that only makes the simulator faster must leave every one of them unchanged.
 _PINNED_CASES = {
     "small": (dict(jobs=240, nodes=3, days=1, users=8, seed=11), 3),

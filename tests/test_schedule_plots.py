@@ -1,4 +1,4 @@
-"""Schedule pictures (issue 18): node placement for the Gantt chart, the queue-length timeline,
+"""Schedule pictures: node placement for the Gantt chart, the queue-length timeline,
 `schedbench plot`, decimation, bad folders, and the pictures in the HTML report."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The offline bound of an advance-reservation stream (issue 14, item 6a; beyond the paper): with
-every request known in advance, the largest number (or PE-seconds) of requests any schedule can
-accept — so an online policy's acceptance can be shown as a share of the best possible on the
-same requests.
+"""The offline bound of an advance-reservation stream (beyond the paper,
+docs/design.md#beyond-the-papers): with every request known in advance, the largest number (or
+PE-seconds) of requests any schedule can accept — so an online policy's acceptance can be shown as a
+share of the best possible on the same requests.
 
 Model (OR-Tools CP-SAT; one model per group of requests whose windows overlap)::
 

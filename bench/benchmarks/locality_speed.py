@@ -1,4 +1,4 @@
-"""Speed of the locality simulator (issue 15, "Speed"): a one-day workload of about 20,000
+"""Speed of the locality simulator: a one-day workload of about 20,000
 jobs (about 1,500 evaluated) on the evaluated cluster (486 × 20 cores) under each of the ten
 schedulers; the target is under 60 s each on this machine. The authors' C simulator takes
 about a second on such a day (their statement; we cannot run it here), so the printed ratio is
@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-REFERENCE_C_S = 1.0  # the issue's figure for the authors' simulator on such a day
+REFERENCE_C_S = 1.0  # the figure quoted for the authors' simulator on such a day
 TARGET_S = 60.0
 
 

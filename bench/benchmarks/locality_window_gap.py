@@ -1,5 +1,5 @@
 """The locality heuristics' per-decision quality as a gap to the exact window placement
-(issue 15, "beyond the paper"; model: ``simcore/locality/window.py``).
+(beyond the paper, docs/design.md#beyond-the-papers; model: ``simcore/locality/window.py``).
 
 Runs one scheduler (default ``lea``, reference mode) on a workload with a
 :class:`~schedbench.simcore.locality.window.WindowRecorder`, which records the first

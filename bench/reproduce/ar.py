@@ -2,7 +2,7 @@
 (``papers/advance-reservation-with-deadlines.txt``): the seven fit policies on Lublin–Feitelson
 request streams, Figures 2–7 — or a replay of one request stream.
 
-Two forms (issue 14, items 7 and 8):
+Two forms:
 
 * **replay** — ``schedbench reproduce ar --requests FILE.csv --pes N --policy NAME --out DIR``
   serves the CSV's requests (``id, arrival_s, ready_s, duration_s, deadline_s, pes``) with a fit
@@ -215,7 +215,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     exp.add_argument(
         "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes"
     )
-    sem = p.add_argument_group("semantics (both forms; the defaults are issue 14's pinned rules)")
+    sem = p.add_argument_group(
+        "semantics (both forms; the defaults pin what the paper leaves open: docs/design.md)"
+    )
     sem.add_argument(
         "--unbounded-end",
         type=int,

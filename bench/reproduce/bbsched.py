@@ -23,10 +23,11 @@ Table 3's rows are checked on seeds the operating point was not fitted to.
 window with first fit: the control that separates "a window that may jump the head" from "an
 optimiser in the window"), ``weighted`` ×3, ``constrained-cpu`` / ``-bb`` (no SSD in S1–S4),
 ``binpack``, ``bbsched`` (the exact Pareto front by ``dp`` and BBSched's decision maker,
-§3.2.4) and ``bbsched-ga`` (the paper's GA as written, §3.2.2); ``bbsched-legacy`` (a second control: BBSched with the starvation rule of before
-issue 16, a job ageing at every scheduling pass). Every other window method uses the
-window policy's defaults (``simcore/policies.py``: a job ages per optimised pass, bound 50;
-starved heads keep their reservation while the rest of the window is optimised).
+§3.2.4) and ``bbsched-ga`` (the paper's GA as written, §3.2.2); ``bbsched-legacy`` (a second
+control: BBSched with the earlier, per-pass starvation rule, a job ageing at every scheduling pass;
+docs/design.md#the-bbsched-regime-starvation-ageing-and-load). Every other window method uses the
+window policy's defaults (``simcore/policies.py``: a job ages per optimised pass, bound 50; starved
+heads keep their reservation while the rest of the window is optimised).
 
 **Statistics.** Every point is run on every seed; a method is compared with the baseline on the
 same seed (per-seed deltas: percentage points for usage, per cent for wait and slowdown), and
@@ -153,7 +154,7 @@ METHODS: tuple[Method, ...] = (
     Method(
         "bbsched-legacy",
         "dp",
-        "(control: BBSched with the starvation rule before issue 16, ageing per pass)",
+        "(control: BBSched with the earlier starvation rule, ageing per pass)",
         "legacy",
     ),
 )
@@ -175,7 +176,7 @@ PAPER_EIGHT = (
 WINDOWS = (10, 20, 50)
 BASELINE = "naive"
 
-#: results.csv columns, in the issue's order.
+#: results.csv columns, in this order.
 RESULT_COLUMNS = (
     "scenario",
     "method",
@@ -1035,10 +1036,10 @@ def _legacy_control_findings(res: Results, shares: list[tuple[str, Estimate]]) -
     if legacy:
         out.append(
             Finding(
-                "Control: the starvation rule before issue 16 (a job ages at every scheduling "
-                "pass) switches the optimiser off",
-                "not in the paper (issue 16 measured 63 of 3,028 passes with a choice reaching "
-                "the solver on the old suite)",
+                "Control: the earlier starvation rule (a job ages at every scheduling pass) "
+                "switches the optimiser off",
+                "not in the paper (measured under that rule: 63 of 3,028 passes with a choice "
+                "reached the solver on the old suite)",
                 "; ".join(
                     f"{sc}: {_share(_scale(old_e, 100))} per pass vs {_share(_scale(e, 100))} "
                     "per decision"

@@ -1,5 +1,6 @@
 """Solve in a child process killed at deadline + grace: for untrusted plug-ins and for latency
-measured without the runner in the same process (DESIGN.md "Budget and time")."""
+measured without the runner in the same process
+(docs/design.md#quality-and-latency-of-a-decision)."""
 
 from __future__ import annotations
 

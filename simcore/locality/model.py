@@ -179,7 +179,7 @@ class LocalityWorkload:
         return f"{self.source}:{line}" if self.source else f"line {line}"
 
     def validate(self, cores_per_node: int = 20) -> None:
-        """The rules every workload must meet before a run (the issue's "bad input"): cores in
+        """The rules every workload must meet before a run (what we refuse as bad input): cores in
         1..``cores_per_node``, categories in −2..2, positive delay and walltime, a file id
         reused only with the same size, submission times non-decreasing. Raises
         :class:`LocalityWorkloadError` naming the line."""
