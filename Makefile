@@ -71,12 +71,12 @@ test-slow: $(STAMP)
 test-deep: $(STAMP)
 	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -m 'not slow'
 
-# Every issue-17 figure in one go (each script prints its anchors, ratios and the target's
-# verdict; tens of minutes; QUICK=1 for the quick modes): frontier (targets 1, 3), dp_speed and
-# cerberus_speed (2), exact_backends (4: the shipped knapsack classics, and any others in ../shared/knapsack),
-# sim_speed (5, conservative part of 6), suite_order (6). Each records its verdicts in
-# bench/benchmarks/figures/verdicts.json; the last step writes the performance table of docs/figures.md
-# from them (perf_table.py).
+# Every performance-target figure (docs/figures.md#performance-frontier) in one go (each script
+# prints its anchors, ratios and the target's verdict; tens of minutes; QUICK=1 for the quick
+# modes): frontier (targets 1, 3), dp_speed and cerberus_speed (2), exact_backends (4: the shipped
+# knapsack classics, and any others in ../shared/knapsack), sim_speed (5, conservative part of 6),
+# suite_order (6). Each records its verdicts in bench/benchmarks/figures/verdicts.json; the last
+# step writes the performance table of docs/figures.md from them (perf_table.py).
 BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: $(STAMP)
 	$(BIN)/python bench/benchmarks/frontier.py $(BENCH_FLAGS)
@@ -90,7 +90,7 @@ bench: $(STAMP)
 bench-sim: $(STAMP)
 	$(BIN)/python bench/benchmarks/sim_speed.py
 
-# Issue 17's performance frontier: dp and moo on conflict-rich windows, suite cell ordering.
+# The performance frontier: dp and moo on conflict-rich windows, suite cell ordering.
 bench-frontier: $(STAMP)
 	$(BIN)/python bench/benchmarks/frontier.py
 	$(BIN)/python bench/benchmarks/suite_order.py

@@ -9,7 +9,7 @@
   (the suite reader's description, and the problem sources with theirs).
 
 The pages are generated so that they cannot drift from the code: ``--check`` exits 1 when a page
-differs from what the code now says (``tests/test_docs_reference.py`` runs it).
+differs from what the code now says (``tests/test_docs.py`` runs it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Progress bars with an ETA for the long commands (suite runs, simulations, reproductions).
 
 One place decides how progress looks: a ``tqdm`` bar on stderr (stdout carries only the
-command's document, DESIGN.md "The command line"), refreshed at most twice a second. A bar is
+command's document: docs/design.md#output-people-read), refreshed at most twice a second. A bar is
 shown only when it is wanted and stderr is a terminal, unless ``SCHEDBENCH_PROGRESS=1`` forces
 it (for logs of long CI runs); ``SCHEDBENCH_PROGRESS=0`` or ``--no-progress`` hides it.
 

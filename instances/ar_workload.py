@@ -1,5 +1,5 @@
 """Advance-reservation request streams: the paper's generator, SWF import, and the request CSV
-(``papers/advance-reservation-with-deadlines.txt``, Section 6.1; issue 14, items 4 and 7).
+(``papers/advance-reservation-with-deadlines.txt``, Section 6.1).
 
 **Generator** (:func:`generate_ar_requests`, Section 6.1). Jobs come from the Lublin–Feitelson
 model (``instances/lublin.py``) on 1,024 PEs with the paper's LANL-CM5 size setting: every job

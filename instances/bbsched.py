@@ -1,7 +1,7 @@
 """BBSched's synthetic workloads S1–S7 and an arrival-rate factor, as workload transformations.
 
 Source: Fan et al., "Scheduling Beyond CPUs for HPC" (BBSched, HPDC 2019),
-``/work/shared/papers/bbsched-scheduling-beyond-cpus.txt``.
+``papers/bbsched-scheduling-beyond-cpus.txt`` (kept outside the repository).
 
 What the paper fixes
 --------------------

@@ -1,8 +1,9 @@
-"""Conflict-rich Theta-like windows: the windows the performance frontier is measured on (issue 17).
+"""Conflict-rich Theta-like windows: the windows the performance frontier is measured on
+(docs/figures.md#performance-frontier).
 
 ``instances.windows.theta_window`` draws BB sizes log-uniformly (most requests small) and node
 counts from 128 up: its windows are easy for an exact front. These windows are drawn so that
-both resources bind and conflict, exactly as issue 17 ("The windows to measure on") specifies:
+both resources bind and conflict:
 
 * the machine: Theta, 4,392 nodes and 2,160,000 GB of burst buffer;
 * job i asks for n_i nodes: with probability 0.7 one of {128, 256, 512, 1024, 2048, 4392}
@@ -15,7 +16,7 @@ both resources bind and conflict, exactly as issue 17 ("The windows to measure o
 * only windows whose exact two-objective front (maximise nodes used, maximise BB used) has at
   least 3 points are kept.
 
-Choices where the issue is silent (documented, tested): "with probability s" is per job (so the
+Choices where the recipe is silent (documented, tested): "with probability s" is per job (so the
 number of BB jobs varies around s · w); BB sizes and capacities are whole GB; the exact front is
 computed by a caller-supplied function (instances may not import solvers: the layering is
 bench -> solvers -> simcore <- instances), and a rejected candidate is replaced by the next

@@ -1,10 +1,11 @@
 """Knapsack instances drawn by the published recipes: labelled *stand-ins*, never the real files.
 
 The OR-Library ``mknapcb`` files and the Zitzler–Thiele ``knapsack.250.2`` instance do not ship
-with the project (only ``mknap1`` and ``knapsack.100.2`` do: ``schedbench data``). To measure what issue 17
-target 4 asks of the exact backends anyway, these functions draw instances *of the same
-construction*, with our seeds. Their optima and fronts are not the published ones (nobody
-published ours): a benchmark computes them at run time with an exact method and says so.
+with the project (only ``mknap1`` and ``knapsack.100.2`` do: ``schedbench data``). To measure what
+performance target 4 (docs/figures.md#performance-frontier) asks of the exact backends anyway, these
+functions draw instances *of the same construction*, with our seeds. Their optima and fronts are not
+the published ones (nobody published ours): a benchmark computes them at run time with an exact
+method and says so.
 
 * :func:`chu_beasley` — Chu & Beasley (1998), "A genetic algorithm for the multidimensional
   knapsack problem", J. Heuristics 4, §5.1 (the ``mknapcb*`` files of OR-Library): weights

@@ -1,4 +1,5 @@
-"""The load knob: reach a requested offered load per resource, seed by seed (issue 16).
+"""The load knob: reach a requested offered load per resource, seed by seed
+(docs/design.md#the-bbsched-regime-starvation-ageing-and-load).
 
 BBSched's results depend on the regime: in its S3/S4 workloads the burst buffer is the
 bottleneck (Table 3: 84–95 % burst-buffer usage against 60–74 % node usage for BBSched), and

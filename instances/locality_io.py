@@ -298,6 +298,57 @@ def swf_to_locality(
         "after_window": 0,
         "no_requested_time": 0,
     }
+    n_nodes, base = _clean(table, cores_per_node, nodes, counts)
+    if not base:
+        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job left after cleaning")
+    # 3. split multi-node jobs; history nodes round-robin in start order
+    rows = _split_multi_node(base, cores_per_node, n_nodes, counts)
+    # 4. stable sort by submission time
+    rows.sort(key=lambda r: r.submit)
+    # 7. windows
+    t_first = rows[0].submit
+    ev_start = evaluated_start if evaluated_start is not None else t_first + DAY_S
+    warm = ev_start - DAY_S
+    ev_end = ev_start + evaluated_days * DAY_S
+    after = ev_end + DAY_S
+    kept = _categorise(rows, warm, ev_start, ev_end, after, counts)
+    if not kept:
+        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job falls in the window")
+    # 5-6. files, on the kept jobs in submission order
+    files, sizes = _chain_files([r for r, _ in kept])
+    origin = kept[0][0].submit
+    n = len(kept)
+    wl = LocalityWorkload(
+        job_id=np.arange(1, n + 1, dtype=np.int64),
+        submit=np.array([r.submit - origin for r, _ in kept], dtype=np.int64),
+        delay=np.array([r.run + DELAY_PAD_S for r, _ in kept], dtype=np.int64),
+        walltime=np.array([r.walltime for r, _ in kept], dtype=np.int64),
+        cores=np.array([r.cores for r, _ in kept], dtype=np.int64),
+        user=tuple(r.user for r, _ in kept),
+        file=np.array(files, dtype=np.int64),
+        file_gb=np.array(sizes, dtype=np.float64),
+        category=np.array([c for _, c in kept], dtype=np.int64),
+        hist_start=np.array([r.start - origin for r, _ in kept], dtype=np.int64),
+        hist_node=np.array([r.hist_node for r, _ in kept], dtype=np.int64),
+        source=source,
+    )
+    wl.validate(cores_per_node)
+    report = ConversionReport(
+        counts=counts,
+        warmup_start=warm - origin,
+        evaluated_start=ev_start - origin,
+        evaluated_end=ev_end - origin,
+        day_after_end=after - origin,
+        nodes_suggested=n_nodes,
+    )
+    return wl, report
+
+
+def _clean(
+    table: np.ndarray, cores_per_node: int, nodes: int | None, counts: dict[str, int]
+) -> tuple[int, list[_Row]]:
+    """Steps 1-2 of :func:`swf_to_locality`: the machine's node count (``nodes``, else enough
+    for the largest request) and the rows it keeps, in file order (``counts`` updated)."""
     submit = table[:, 1]
     wait = table[:, 2]
     run = table[:, 3]
@@ -332,9 +383,14 @@ def swf_to_locality(
             counts["no_requested_time"] += 1
             wall = run_s + DELAY_PAD_S
         base.append(_Row(s, st, st + run_s, run_s, max(wall, 1), cores, str(int(user[i])), 0))
-    if not base:
-        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job left after cleaning")
-    # 3. split multi-node jobs; history nodes round-robin in start order
+    return n_nodes, base
+
+
+def _split_multi_node(
+    base: list[_Row], cores_per_node: int, n_nodes: int, counts: dict[str, int]
+) -> list[_Row]:
+    """Step 3: a job of more than ``cores_per_node`` cores becomes ⌈cores / cores_per_node⌉
+    jobs of one node each; history nodes are numbered round-robin in start order."""
     rows: list[_Row] = []
     for r in base:
         if r.cores > cores_per_node:
@@ -350,14 +406,14 @@ def swf_to_locality(
     by_start = sorted(range(len(rows)), key=lambda i: rows[i].start)
     for rank, i in enumerate(by_start):
         rows[i].hist_node = rank % n_nodes + 1
-    # 4. stable sort by submission time
-    rows.sort(key=lambda r: r.submit)
-    # 7. windows
-    t_first = rows[0].submit
-    ev_start = evaluated_start if evaluated_start is not None else t_first + DAY_S
-    warm = ev_start - DAY_S
-    ev_end = ev_start + evaluated_days * DAY_S
-    after = ev_end + DAY_S
+    return rows
+
+
+def _categorise(
+    rows: list[_Row], warm: int, ev_start: int, ev_end: int, after: int, counts: dict[str, int]
+) -> list[tuple[_Row, int]]:
+    """Step 7: each row with its window category (−2, −1, 0, 1, 2); rows outside the windows
+    are dropped (``counts`` updated)."""
     kept: list[tuple[_Row, int]] = []
     for r in rows:
         if r.submit < warm:
@@ -378,36 +434,7 @@ def swf_to_locality(
             counts["after_window"] += 1
             continue
         kept.append((r, cat))
-    if not kept:
-        raise LocalityWorkloadError(f"{source or 'SWF table'}: no job falls in the window")
-    # 5-6. files, on the kept jobs in submission order
-    files, sizes = _chain_files([r for r, _ in kept])
-    origin = kept[0][0].submit
-    n = len(kept)
-    wl = LocalityWorkload(
-        job_id=np.arange(1, n + 1, dtype=np.int64),
-        submit=np.array([r.submit - origin for r, _ in kept], dtype=np.int64),
-        delay=np.array([r.run + DELAY_PAD_S for r, _ in kept], dtype=np.int64),
-        walltime=np.array([r.walltime for r, _ in kept], dtype=np.int64),
-        cores=np.array([r.cores for r, _ in kept], dtype=np.int64),
-        user=tuple(r.user for r, _ in kept),
-        file=np.array(files, dtype=np.int64),
-        file_gb=np.array(sizes, dtype=np.float64),
-        category=np.array([c for _, c in kept], dtype=np.int64),
-        hist_start=np.array([r.start - origin for r, _ in kept], dtype=np.int64),
-        hist_node=np.array([r.hist_node for r, _ in kept], dtype=np.int64),
-        source=source,
-    )
-    wl.validate(cores_per_node)
-    report = ConversionReport(
-        counts=counts,
-        warmup_start=warm - origin,
-        evaluated_start=ev_start - origin,
-        evaluated_end=ev_end - origin,
-        day_after_end=after - origin,
-        nodes_suggested=n_nodes,
-    )
-    return wl, report
+    return kept
 
 
 def swf_file_to_locality(

@@ -3,9 +3,10 @@
 Model: U. Lublin and D. G. Feitelson, "The workload on parallel supercomputers: modeling the
 characteristics of rigid jobs", JPDC 63(11):1105–1122, 2003; reference implementation
 ``m_lublin99.c`` (Parallel Workloads Archive). The parameters and the algorithm are the ones
-collected in ``shared/papers/lublin-feitelson-model.md`` (cited below as "md §Job size",
-"md §Runtime", "md §Arrivals", "md §SWF output"). Everything is drawn with numpy in vectorised
-form; the reference's sequential bucket walk is replaced by its closed form (see "Arrivals").
+collected in the model note ``papers/lublin-feitelson-model.md`` (kept outside the repository; cited
+below as "md §Job size", "md §Runtime", "md §Arrivals", "md §SWF output"). Everything is drawn with
+numpy in vectorised form; the reference's sequential bucket walk is replaced by its closed form (see
+"Arrivals").
 
 Per job, for the stream (batch, interactive or typeless) it belongs to:
 

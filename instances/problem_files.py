@@ -1,4 +1,4 @@
-"""PROBLEM.json files (DESIGN.md "The command line"): read with errors that name the file, the
+"""PROBLEM.json files (docs/reference/formats.md): read with errors that name the file, the
 line and column (bad JSON) or the key (bad content); write in the same format."""
 
 from __future__ import annotations

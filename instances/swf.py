@@ -139,7 +139,7 @@ _N_SWF = 18
 _JOB, _SUBMIT, _WAIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME, _STATUS = 0, 1, 2, 3, 4, 7, 8, 10
 _INTEGER_FIELDS = (_JOB, _ALLOC, _REQ_PROCS)
 _EXACT_INT = 2.0**53  # beyond this a float64 no longer holds every integer
-#: Sanity bounds (issue 11: times of 1e300 made a makespan of 1e300; a 40 MB line became one job
+#: Sanity bounds (times of 1e300 made a makespan of 1e300; a 40 MB line became one job
 #: with 20 M columns): times in seconds below 2^53 (beyond it float64 no longer counts whole
 #: seconds, and event times would collapse), processor counts at most 10^9, and at most 256
 #: extended columns.

@@ -3,7 +3,7 @@
 SWF counts processors (fields 5 and 8; the header's ``MaxProcs``), while the machines of the
 papers and our presets count nodes (Theta: 4,392 nodes of 64 cores). Simulating the one on the
 other without care sizes a 9,216-processor machine at 1,152 "nodes" and rejects every job wider
-than that (issue 10: LLNL Atlas, 8 processors per node). The rules, applied where a workload
+than that (LLNL Atlas, 8 processors per node, did). The rules, applied where a workload
 meets a machine (``fit_units``):
 
 * a machine sized from the trace's own header (``resolve_system(None, workload)``) is in the

@@ -239,7 +239,7 @@ def _book(
 ) -> None:
     """Add ``sign · d`` to the profile over ``[s, e)``, splitting it at ``s`` and ``e``.
     (The hottest function of conservative backfilling: two searches, and the nodes-only case
-    without the inner loop; issue 17.)"""
+    without the inner loop.)"""
     lo = bisect.bisect_left(times, s)
     if lo == len(times) or times[lo] != s:
         times.insert(lo, s)
@@ -278,10 +278,11 @@ class ConservativeBackfill(Backfiller):
     buffer a booking counted on.
 
     On nodes-only machines (classic lifecycle, whole numbers of nodes) the pass is incremental
-    (issue 17, :meth:`_lean_pass`): the profile is kept from pass to pass and a booked job is
-    placed again only where free nodes grew since it was last placed — the same schedules as
-    the from-scratch pass (:meth:`_full_pass`, ``incremental=False``), bit for bit
-    (``tests/test_conservative_incremental.py``), at 2.5-2.9x its speed on KTH-SP2.
+    (:meth:`_lean_pass`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the profile is
+    kept from pass to pass and a booked job is placed again only where free nodes grew since it was
+    last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
+    ``incremental=False``), bit for bit (``tests/test_conservative_incremental.py``), at 2.5-2.9x
+    its speed on KTH-SP2.
     """
 
     name = "conservative"
@@ -292,8 +293,8 @@ class ConservativeBackfill(Backfiller):
         #: job -> (start, end, demand booked), kept between passes
         self.reservations: dict[int, Booking] = {}
         self._started_seen = -1  # view.started_count when the last pass ended
-        #: ``False``: every pass rebuilds the profile and re-books every job (the code before
-        #: issue 17, kept for the side-by-side benchmark and the equivalence tests)
+        #: ``False``: every pass rebuilds the profile and re-books every job (the plain pass, kept
+        #: for the side-by-side benchmark and the equivalence tests)
         self._incremental = incremental
         self._lean: _LeanProfile | None = None
         self._eligible: bool | None = None  # this run can use the incremental profile
@@ -358,7 +359,7 @@ class ConservativeBackfill(Backfiller):
                 # A zero-length job holds nothing over time, so it can delay no booking: it
                 # starts as soon as it fits the free resources, and gets no booking itself.
                 # (Booking it on [s, nextafter(s)) created instants that no event visits, and
-                # jobs booked at them slipped to the next real event: issue 10.) A zero-length
+                # jobs booked at them slipped to the next real event.) A zero-length
                 # job as wide as the machine waits for a moment when everything is free. It
                 # takes only what is free now *and* not booked now: taking a booked job's nodes
                 # for an instant would push that job out of this round and let a later job take
@@ -414,7 +415,7 @@ class ConservativeBackfill(Backfiller):
         self, view: MachineView, lean: _LeanProfile, rest: Sequence[int], now: float
     ) -> Iterator[Action]:
         """The same pass as :meth:`_full_pass` on the profile kept from the last one (nodes
-        only, classic lifecycle; issue 17). A booked job is placed again only if the nodes free
+        only, classic lifecycle). A booked job is placed again only if the nodes free
         to it grew since it was last placed somewhere its span could reach (``_LeanProfile``),
         and then only the earlier starts are tried; its booking is changed only if it moves."""
         book = self.reservations
@@ -617,7 +618,7 @@ def _earliest_on_groups(
     start now, what the engine's allocation will really take), which must fit for the whole
     hold. Booking the nominal demand instead let a later job count on larger-SSD nodes that the
     job, started at its booking, takes by spilling — and then its first reservation slipped
-    (issue 10, property "conservative never starts a job after its first reservation")."""
+    (the property test "conservative never starts a job after its first reservation" found it)."""
     K, b, eps = view.K, view.bb_index, view.bb_eps
     cuts = view.n_cuts
     n = len(times)
@@ -672,7 +673,7 @@ def _drop_overbooked(
     may since have been taken by stage-ins (staged jobs hold their stage-in buffer until they
     run), so the profile can go negative under it. Left in place, such a booking blocks the
     jobs booked behind it although it cannot start itself, and when no event is left to
-    revisit them the simulation stalls (issue 10: "stopped with 4 queued"). The job whose
+    revisit them the simulation stalls (a run "stopped with 4 queued"). The job whose
     booking is given back is placed again at its turn in this pass.
     """
     if not book:
@@ -764,7 +765,7 @@ def _earliest(
     """The first breakpoint index >= ``first`` from which ``d`` fits for ``dur`` (-1: none).
     One sweep: when the span from ``s`` fails at breakpoint m, every start in (s, m] also
     covers m (breakpoints ascend and the span ends no earlier), so the next candidate is m + 1;
-    the same answer as trying every start with ``_fits_span`` (issue 17)."""
+    the same answer as trying every start with ``_fits_span``."""
     n = len(times)
     s = first
     while s < n:
@@ -792,7 +793,7 @@ def _earliest(
 
 # ---------------------------------------------------------------------- conservative, incremental
 def _lean_eligible(view: MachineView) -> bool:
-    """The run can keep its profile between passes (issue 17): nodes only (one resource, no SSD
+    """The run can keep its profile between passes: nodes only (one resource, no SSD
     node groups), the classic lifecycle (a started job's release is exactly its booking), and
     whole numbers of nodes, at least one per job — so every sum of the profile is exact in
     floating point and the profile does not depend on the order of the bookings."""
@@ -808,7 +809,8 @@ def _lean_eligible(view: MachineView) -> bool:
 
 
 class _LeanProfile:
-    """Conservative backfilling's free-node profile kept from pass to pass (issue 17).
+    """Conservative backfilling's free-node profile kept from pass to pass
+    (docs/design.md#fast-paths-keep-the-plain-path-beside-them).
 
     ``times``/``avail``: breakpoints and the nodes free from each to the next once every
     booking is taken out (the last lasts for ever); it may hold breakpoints at which nothing

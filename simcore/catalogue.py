@@ -17,7 +17,7 @@ from schedbench.simcore.kinds.base import get_kind, known_kinds
 from schedbench.simcore.metric_spec import MetricSpec
 from schedbench.simcore.plugins import entry_points_of
 
-_LAT = "DESIGN.md Quality metrics"
+_LAT = "schedbench (docs/design.md#quality-and-latency-of-a-decision)"
 
 #: Latency over the decision cells of a group (one solver on one family), failures charged the
 #: budget; stored name -> ``latency_stats`` key.

@@ -1,7 +1,7 @@
 """The discrete-event simulator: one :class:`Simulation` per run, no module-level state.
 
-Event loop (DESIGN.md "Simulation semantics")
----------------------------------------------
+Event loop (docs/design.md#one-engine-semantics-stated-once)
+------------------------------------------------------------
 Time advances to the next instant ``t`` at which something happens. At that instant the
 simulator, in this order:
 
@@ -57,7 +57,8 @@ reservations, data staging, file loads) add a handler, not a branch. A refused a
 
 Start rules, backfilling and decisions live in ``simcore/policies.py`` and
 ``simcore/backfill.py``; this module owns the state and the clock, validates every action,
-validates nothing about solvers itself (the policies do, ``simcore/vet.py``), and records the
+validates nothing about solvers itself (the problem's kind does, in ``simcore/solver.py:
+timed_solve``), and records the
 usage timeline.
 """
 
@@ -398,7 +399,8 @@ class Simulation:
         Conservative backfilling promises jobs a start at their booking; a booking is normally
         at some running job's expected end, but when bookings had to move (WFP reordering, SSD
         spill, three-phase stage-ins) one can sit at an instant no event visits, and with
-        nothing running the simulation would stop with jobs queued (issue 10).
+        nothing running the simulation would stop with jobs queued
+        (docs/design.md#one-engine-semantics-stated-once).
         """
         if t <= self.now or t in self._wakes:
             return

@@ -1,10 +1,11 @@
 """Indicators: quality of an answer against an exact reference, and latency summaries.
 
-Pure functions of recorded numbers (STYLE.md convention 3, pymoo's ``Indicator``): nothing here
-runs a solver. One definition of each for the whole project — the problem kinds' quality
-records (``simcore/kinds/``), the simulation metrics (``simcore/metrics.py``), the report and the
-regression gate all call these. All objectives are MAXIMISED in schedbench, so every function
-takes maximised objective values unless it says otherwise.
+Pure functions of recorded numbers, as pymoo's ``Indicator``: nothing here runs a solver, so a
+report can recompute any of them from stored results. One definition of each for the whole project —
+the problem kinds' quality records (``simcore/kinds/``), the simulation metrics
+(``simcore/metrics.py``), the report and the regression gate all call these. All objectives are
+MAXIMISED in schedbench, so every function takes maximised objective values unless it says
+otherwise.
 
 Single objective (M = 1), after Berthold (2013), "Measuring the impact of primal heuristics",
 Operations Research Letters 41(6):
@@ -25,7 +26,7 @@ ideal and nadir (:func:`normalise`, which also turns them into minimisation):
 * :func:`front_fraction` — the share of Z whose objective vectors the answer found.
 
 Latency (:func:`latency_stats`): median, p95, max, share within budget and the shifted geometric
-mean with shift 1 s, failures charged the budget (DESIGN.md "Quality metrics").
+mean with shift 1 s, failures charged the budget (docs/design.md#quality-and-latency-of-a-decision).
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ from schedbench.simcore.errors import MetricsError
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import TracePoint
 
-#: Hypervolume reference point, in every normalised (minimised) objective (DESIGN.md).
+#: Hypervolume reference point, in every normalised (minimised) objective: beyond the nadir, so
+#: that the front's extreme points count ({QUAL}).
 HV_REFERENCE = 1.1
 
-#: Shift of the shifted geometric mean of latencies, in seconds (DESIGN.md).
+#: Shift of the shifted geometric mean of latencies, in seconds: decisions far below a second
+#: count as about equal.
 SGM_SHIFT_S = 1.0
 
 
@@ -58,7 +61,7 @@ def _finite(value: Any, name: str) -> float:
 
 def primal_gap(z: float | None, z_star: float) -> float:
     """Berthold's (2013) primal gap γ ∈ [0, 1] of the value ``z`` against the optimum
-    ``z_star`` (DESIGN.md: γ = |z* − z| / max(|z*|, |z|)).
+    ``z_star``: γ = |z* − z| / max(|z*|, |z|).
 
     * γ = 0 when ``z == z_star`` (in particular when both are 0);
     * γ = 1 when ``z`` and ``z_star`` have opposite signs (z · z* < 0), or when there is no
@@ -194,8 +197,7 @@ def ideal_nadir(front: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def normalise(points: Any, ideal: Any, nadir: Any) -> np.ndarray:
     """Map maximised objective vectors to minimised ones with the ideal at 0 and the nadir at 1:
-    f ↦ (ideal − f) / (ideal − nadir), per objective (DESIGN.md: "normalised by Z's ideal and
-    nadir").
+    f ↦ (ideal − f) / (ideal − nadir), per objective (normalised by Z's ideal and nadir).
 
     Points of the front lie in [0, 1]; worse points map above 1, better ones below 0. A
     degenerate objective (ideal == nadir, e.g. a one-point front) has no range to divide by:
@@ -329,10 +331,10 @@ def hypervolume(points: Any, ref: Any) -> float:
 
 def hypervolume_ratio(approx: Any, exact: Any) -> float:
     """HV(A) / HV(Z) in the space normalised by Z's ideal and nadir (:func:`normalise`), with
-    reference point 1.1 in every objective (DESIGN.md). 1 when the answer covers the whole
-    front, 0 for an empty answer. HV(Z) > 0 always, since Z's normalised points lie in [0, 1].
-    Subsets of Z score at most 1; a value above 1 means the answer dominates the "exact" front,
-    i.e. the reference is wrong.
+    reference point 1.1 in every objective (docs/design.md#quality-and-latency-of-a-decision). 1
+    when the answer covers the whole front, 0 for an empty answer. HV(Z) > 0 always, since Z's
+    normalised points lie in [0, 1]. Subsets of Z score at most 1; a value above 1 means the answer
+    dominates the "exact" front, i.e. the reference is wrong.
     """
     a, z = _normalised_pair(approx, exact)
     ref = np.full(z.shape[1], HV_REFERENCE)
@@ -368,7 +370,7 @@ def latency_stats(
     *,
     failed: Sequence[bool] | np.ndarray | None = None,
 ) -> dict[str, float | int | None]:
-    """Latency summary over decisions (DESIGN.md "Quality metrics"), JSON-safe.
+    """Latency summary over decisions (docs/design.md#quality-and-latency-of-a-decision), JSON-safe.
 
     ``failed`` is a boolean mask of decisions that delivered no answer (:func:`is_failure`).
     A failure is charged the budget: its latency counts as max(latency, ``budget_s``), and as the

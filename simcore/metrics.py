@@ -1,9 +1,9 @@
 """Simulation metrics: every definition stated once, here, with its source.
 
-All metrics are functions of a recorded :class:`~simcore.schedule.ScheduleResult` (STYLE.md
-convention 3); nothing here runs a simulation or a solver.
+All metrics are functions of a recorded :class:`~simcore.schedule.ScheduleResult` ; nothing
+here runs a simulation or a solver, so a report can recompute any of them from stored results.
 
-Measurement window (BBSched §4.2; DESIGN.md "Simulation semantics")
+Measurement window (BBSched §4.2)
     BBSched uses the first half month of a trace to "warm up" the system and the last half month
     to "cool down" and reports the months in between. A :class:`MeasurementWindow` resolves
     against a result to the interval ``[t_lo, t_hi]`` with
@@ -65,7 +65,7 @@ HALF_MONTH_S = 15 * 86_400.0
 #: ours: a job whose actual run (end − start) is shorter than this many seconds is abnormal.
 DEFAULT_ABNORMAL_RUN_S = 60.0
 
-#: τ of the bounded slowdown (Feitelson et al. 1997; DESIGN.md; RLScheduler uses the same).
+#: τ of the bounded slowdown (Feitelson et al. 1997; RLScheduler uses the same).
 DEFAULT_TAU_S = 10.0
 
 _NODES, _BB, _SSD_REQ, _SSD_ASSIGNED = (
@@ -271,42 +271,42 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "scheduling decisions with a recorded solver latency, whole run",
         unit="count",
         direction="none",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "decision_latency_median_s",
         "median solver latency per decision (s)",
         unit="s",
         direction="lower",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "decision_latency_p95_s",
         "95th percentile of solver latency per decision (s)",
         unit="s",
         direction="lower",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "decision_latency_max_s",
         "largest solver latency per decision (s)",
         unit="s",
         direction="lower",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "decision_latency_total_s",
         "total solver latency over all decisions (s)",
         unit="s",
         direction="lower",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "decision_within_budget",
         "share of decisions whose latency is <= budget_s",
         unit="share",
         direction="higher",
-        source="DESIGN.md Latency",
+        source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
     ),
     MetricSpec(
         "offered_node_load",
@@ -314,7 +314,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "(total nodes * (t_hi - t_lo)); the load the workload offers, whatever the schedule",
         unit="share",
         direction="none",
-        source="issue 16 (load knob)",
+        source="schedbench load knob (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)",
         short="offered node load",
     ),
     MetricSpec(
@@ -323,7 +323,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "(BB capacity * (t_hi - t_lo)); None without a burst buffer",
         unit="share",
         direction="none",
-        source="issue 16 (load knob)",
+        source="schedbench load knob (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)",
         short="offered BB load",
     ),
     MetricSpec(
@@ -332,7 +332,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "together (a real choice), whole run; None for policies without a window",
         unit="count",
         direction="none",
-        source="BBSched §3.1; issue 16",
+        source="BBSched §3.1; schedbench (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)",
     ),
     MetricSpec(
         "solver_pass_share",
@@ -340,7 +340,7 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "down the starvation path); None without such passes",
         unit="share",
         direction="none",
-        source="BBSched §3.1; issue 16",
+        source="BBSched §3.1; schedbench (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)",
         short="passes with a choice that reach the solver",
     ),
     MetricSpec(
@@ -349,12 +349,13 @@ SIMULATION_METRICS: tuple[MetricSpec, ...] = (
         "called, whole run; None for policies without a window",
         unit="count",
         direction="none",
-        source="BBSched §3.1; issue 16",
+        source="BBSched §3.1; schedbench (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)",
     ),
 )
 
 #: Below this share of the passes with a choice reaching the solver, a run is warned about: the
-#: optimiser decided less than half of what it was there to decide (issue 16).
+#: optimiser decided less than half of what it was there to decide
+#: (docs/design.md#the-bbsched-regime-starvation-ageing-and-load).
 SOLVER_PASS_WARN = 0.5
 
 #: key -> one-line definition (what ``metrics.json`` carries under ``definitions``).
@@ -487,8 +488,8 @@ def node_usage(result: ScheduleResult, window: MeasurementWindow = NO_TRIM) -> f
     """Node usage = ∫_{t_lo}^{t_hi} nodes in use dt / (total nodes × (t_hi − t_lo)).
 
     BBSched §4.2 ("the ratio of the used node-hours for useful job execution to the elapsed
-    node-hours"); DESIGN.md ("used resource-seconds over available resource-seconds"). None for a
-    zero-length window.
+    node-hours"): used resource-seconds over available resource-seconds. None for a zero-length
+    window.
     """
     t_lo, t_hi = window.resolve(result)
     used = _usage_integrals(result, t_lo, t_hi)[_NODES]
@@ -579,7 +580,7 @@ def _run(result: ScheduleResult, mask: np.ndarray) -> np.ndarray:
 
 def wait_times(result: ScheduleResult, window: MeasurementWindow = NO_TRIM) -> np.ndarray:
     """Wait = start − submit (s), per measured job (BBSched §4.2: "the interval between job
-    submission to job start time"; DESIGN.md)."""
+    submission to job start time")."""
     return _wait(result, measured_jobs(result, window))
 
 
@@ -618,7 +619,7 @@ def bounded_slowdowns(
     """Bounded slowdown = max((wait + run) / max(run, τ), 1), τ = 10 s, per measured job.
 
     Feitelson, Rudolph, Schwiegelshohn, Sevcik and Wong, "Theory and practice in parallel job
-    scheduling", JSSPP 1997; DESIGN.md (τ = 10 s, as RLScheduler). No job is filtered: τ keeps
+    scheduling", JSSPP 1997; τ = 10 s, as RLScheduler. No job is filtered: τ keeps
     very short jobs from dominating.
     """
     _check_positive("tau_s", tau_s)
@@ -672,8 +673,8 @@ def decision_latency_stats(
 ) -> dict[str, float | int | None]:
     """Solver latency per scheduling decision: count, median, p95 (linear interpolation), max,
     total, and the share within ``budget_s`` (default 15 s, BBSched §1's lower bound on what a
-    production scheduler tolerates; DESIGN.md "Latency"). Keys as in :func:`compute_metrics`;
-    statistics are None without decisions."""
+    production scheduler tolerates; docs/design.md#quality-and-latency-of-a-decision). Keys as in
+    :func:`compute_metrics`; statistics are None without decisions."""
     _check_positive("budget_s", budget_s)
     lat = np.asarray(latency_s, dtype=np.float64).ravel()
     if lat.size and not np.all(np.isfinite(lat)):
@@ -768,7 +769,8 @@ def compute_metrics(
 
 
 # ---------------------------------------------------------------------------------------------
-# Offered load and the window policy's reach (issue 16)
+# Offered load and the window policy's reach
+# (docs/design.md#the-bbsched-regime-starvation-ageing-and-load)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -783,10 +785,11 @@ def offered_load(
     ``nodes``: Σ nodes_i · min(runtime_i, requested_i) over the jobs submitted in ``[t_lo,
     t_hi]``, divided by ``total nodes · (t_hi − t_lo)``; ``bb`` the same with the burst-buffer
     request and capacity (None without a burst buffer). A job holds what it takes for its
-    run, which ends at its request at the latest (DESIGN.md), so min(runtime, request) is the
-    demand it brings (the classic lifecycle: staging is not counted). Default window: the whole
-    submit span. Above 1 the queue cannot stay bounded; the usage a schedule reaches is at most
-    the offered load over a long enough run. None for an empty window.
+    run, which ends at its request at the latest (docs/design.md#one-engine-semantics-stated-once),
+    so min(runtime, request) is the demand it brings (the classic lifecycle: staging is not
+    counted). Default window: the whole submit span. Above 1 the queue cannot stay bounded; the
+    usage a schedule reaches is at most the offered load over a long enough run. None for an empty
+    window.
     """
     n = len(workload)
     if n == 0:
@@ -831,7 +834,7 @@ def window_pass_stats(counters: Mapping[str, Any]) -> dict[str, Any]:
 def solver_pass_warning(metrics: Mapping[str, Any]) -> str | None:
     """A warning when fewer than half of the passes with a real choice reached the solver
     (:data:`SOLVER_PASS_WARN`): the window policy then measures its starvation rule more than
-    its optimiser (issue 16). None otherwise."""
+    its optimiser. None otherwise."""
     share = metrics.get("solver_pass_share")
     if share is None or share >= SOLVER_PASS_WARN:
         return None

@@ -43,10 +43,10 @@ Choices, documented:
     fits, or everything that fits starts, makes no choice against anybody. Counting every
     scheduling pass instead (CQSim runs one after every event) ages a job once per arrival and
     completion: on a loaded machine almost the whole window is starved within a few hours and
-    the optimiser is switched off (issue 16 measured 98 % of the passes with a choice going
-    down the starvation path on Theta-S4).
+    the optimiser is switched off (98 % of the passes with a choice went down the starvation
+    path on Theta-S4; docs/design.md#the-bbsched-regime-starvation-ageing-and-load).
   - ``ageing="pass"``: every scheduling pass in which the job is in the window and does not
-    start (the behaviour before issue 16).
+    start (the earlier rule, kept as ``starvation="legacy"``).
   - ``ageing="seconds"``: the bound is in seconds the job has spent since it first entered the
     window (whether it stayed in it or not; WFP can move it out and back).
 
@@ -62,10 +62,10 @@ Choices, documented:
   condition for a set of jobs. (With SSD node groups the reservation test uses the nominal
   demand, not the larger-SSD nodes a job might spill onto.) Later starved jobs are ordinary
   candidates of that problem. ``optimise_around_head=False`` leaves the rest to the backfiller
-  (before issue 16).
+  (the earlier rule).
 * Named starvation settings (``WindowPolicy(starvation=...)``, :data:`STARVATION`):
   ``"paper"`` (default: ``ageing="decision"``, ``optimise_around_head=True``) and ``"legacy"``
-  (``ageing="pass"``, ``optimise_around_head=False``: the window policy before issue 16, which
+  (``ageing="pass"``, ``optimise_around_head=False``: the window policy's earlier rule, which
   reproduces its schedules exactly; ``tests/test_schedule_digests.py`` pins them under this
   name). An explicit ``ageing`` or ``optimise_around_head`` overrides the named setting. On the
   command line: ``--policy-set starvation=legacy``. The counters are the policy's
@@ -260,7 +260,7 @@ class WindowPolicy(BasePolicy):
     ``optimise_around_head``: when starved jobs do not fit together, still optimise the rest of
     the window around the starved head's reservation (default) or leave it to the backfiller.
     ``starvation``: a named pair of the two (:data:`STARVATION`): ``"paper"`` (default) or
-    ``"legacy"`` (the behaviour before issue 16); explicit ``ageing`` / ``optimise_around_head``
+    ``"legacy"`` (the earlier rule, per-pass ageing); explicit ``ageing`` / ``optimise_around_head``
     override it.
     """
 

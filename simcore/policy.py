@@ -1,10 +1,10 @@
 """The policy protocol: what a scheduling policy sees of the machine, and what it may do.
 
-A scheduling policy is a plug-in (DESIGN.md "Decision problems and solvers": *a policy sees a
-read-only view of the machine and returns actions that the engine validates and applies*). It
-acts on the simulation only through the actions it returns, as a SimPy process acts only
-through events (STYLE.md): the engine (``simcore/engine.py``) owns every piece of state, and
-neither the engine nor the policies import each other — both import this module.
+A scheduling policy is a plug-in (docs/design.md#plug-ins-not-branches): it sees a read-only view of
+the machine and returns actions that the engine validates and applies. It acts on the simulation
+only through the actions it returns, as a SimPy process acts only through events: the engine
+(``simcore/engine.py``) owns every piece of state, and neither the engine nor the policies import
+each other — both import this module.
 
 What a policy sees
 ------------------
@@ -168,7 +168,8 @@ class WakeAt(Action):
     """Make sure a scheduling pass happens at ``t`` (> now) even if nothing ends then.
 
     A conservative booking promises a start at an instant that no completion or arrival may
-    visit (issue 10). The engine adds no pass when one is due by then anyway."""
+    visit (docs/design.md#one-engine-semantics-stated-once). The engine adds no pass when one is due
+    by then anyway."""
 
     t: float
 

@@ -87,10 +87,10 @@ def policy_class(name: str) -> type:
 def load_policy_class(spec: str) -> type:
     """Import the policy class named by ``module:Class``.
 
-    As for solvers (``solvers/registry.py``, issue 11), what a spec names must be a *policy
-    class* — a class with a ``schedule`` method written in Python — before anything is called
-    with the user's options: functions and other callables are refused, so nothing runs beyond
-    importing the named module.
+    As for solvers (``solvers/registry.py``; docs/design.md#trust-boundaries-and-bounded-work), what
+    a spec names must be a *policy class* — a class with a ``schedule`` method written in Python —
+    before anything is called with the user's options: functions and other callables are refused, so
+    nothing runs beyond importing the named module.
     """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:

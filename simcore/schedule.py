@@ -21,7 +21,7 @@ class JobState(IntEnum):
     """Final state of a job; the CSV writes the lower-case name."""
 
     COMPLETED = 0  # ran its full trace runtime
-    KILLED = 1  # ran longer than requested; killed at the request (DESIGN.md)
+    KILLED = 1  # ran longer than requested; killed at the request (docs/design.md#one-engine-semantics-stated-once)
     REJECTED = 2  # can never fit the machine (too many nodes / too much BB or SSD); never queued
     UNFINISHED = 3  # still queued or running when the simulation stopped
 

@@ -57,7 +57,7 @@ def warm_up(solver: object) -> None:
 GRACE_S = 5.0
 
 #: Called with the budget's deadline (seconds) when a solver call starts and with None when it
-#: ends; set by a supervising process (``bench/supervisor.py``) to enforce a hard deadline.
+#: ends; set by a supervising process (``bench/run/supervisor.py``) to enforce a hard deadline.
 _call_watch: Callable[[float | None], None] | None = None
 
 
@@ -68,8 +68,8 @@ def set_call_watch(watch: Callable[[float | None], None] | None) -> None:
 
 
 def timed_solve(solver: Solver, problem: Any, budget: Budget) -> Any:
-    """Call ``solver.solve`` and record the wall latency around it (DESIGN.md "Budget and time"),
-    then let the problem's kind check the answer (``ProblemKind.vet``)."""
+    """Call ``solver.solve`` and record the wall latency around it, then let the problem's kind
+    check the answer (``ProblemKind.vet``); docs/design.md#quality-and-latency-of-a-decision."""
     kind = kind_of(problem)
     watch = _call_watch
     if watch is not None:

@@ -19,7 +19,8 @@ Resource vector. The simulator and the window policy see a machine as ``K`` numb
 Because the SSD requirements are nested (a node good for ``s`` is good for every smaller
 ``s'``), a set of jobs fits the free nodes exactly when every entry of the summed demand vector
 fits (Hall's condition for nested sets), provided nodes are assigned to the most demanding jobs
-first; :meth:`Cluster` in ``simcore/cluster.py`` does that.
+first; the engine's node-group assignment (``Simulation._group_plan`` in ``simcore/engine.py``)
+takes the smallest adequate SSD first.
 """
 
 from __future__ import annotations

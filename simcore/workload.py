@@ -3,7 +3,7 @@
 A :class:`Workload` is what every workload source produces (the SWF reader, the
 Lublin–Feitelson generator, the BBSched S1–S7 transformations in ``instances/``) and what the
 simulator consumes. Columns, not job objects: a million jobs cost a few dozen bytes each
-(see ``bench/sim_speed.py``), and transformations are vectorised.
+(see ``bench/benchmarks/sim_speed.py``), and transformations are vectorised.
 
 Columns (all length ``n``, in submit order, read-only):
 
@@ -11,7 +11,8 @@ Columns (all length ``n``, in submit order, read-only):
 ``submit``          float64 seconds, the SWF submit time (field 2)
 ``runtime``         float64 seconds, the actual runtime from the trace (field 4)
 ``requested_time``  float64 seconds, the user's estimate (field 9); drives backfilling; a job
-                    that runs longer is killed at its request (DESIGN.md)
+                    that runs longer is killed at its request
+                    (docs/design.md#one-engine-semantics-stated-once)
 ``nodes``           int64, the job's size in ``size_unit``: for an SWF trace the requested
                     processors (field 8, else allocated field 5, ``size_unit = "processors"``);
                     for the generators nodes. ``instances.units.fit_units`` converts processors

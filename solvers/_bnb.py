@@ -1,4 +1,4 @@
-"""Compiled kernels of ``bnb`` (issue 17 target 4): a depth-first branch and bound for
+"""Compiled kernels of ``bnb`` (performance target 4): a depth-first branch and bound for
 
     max Σ_j obj[j] x[j]   s.t.   Σ_j W[j, k] x[j] <= cap[k]  (every k),
                                  Σ_j con[j] x[j] >= eps,     x ∈ {0, 1}^n

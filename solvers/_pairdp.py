@@ -1,4 +1,5 @@
-"""The two-resource DP of ``dp`` in one compiled kernel (issue 17, target 1).
+"""The two-resource DP of ``dp`` in one compiled kernel (performance target 1,
+docs/figures.md#performance-frontier).
 
 ``dp``'s two-resource recursion (two integral resources whose demands are the two objectives,
 BBSched's front; or one objective c0 · demand0 + c1 · demand1 with c > 0) runs here layer after

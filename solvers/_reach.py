@@ -1,4 +1,4 @@
-"""Compiled kernels of ``dp``'s two-resource DP (issue 17).
+"""Compiled kernels of ``dp``'s two-resource DP.
 
 * ``suffix_reach(values, cap, first)``: for every suffix i >= ``first`` of a job order, the set
   of sums <= ``cap`` that a subset of ``values[i:]`` can make, as a bitset (one row of uint64

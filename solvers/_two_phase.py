@@ -1,5 +1,6 @@
-"""Reduced-cost fixing for the two-phase exact bi-objective method of ``cpsat`` (issue 17,
-target 4); the search itself is in ``solvers.cpsat`` (``CPSATSolver._two_phase``).
+"""Reduced-cost fixing for the two-phase exact bi-objective method of ``cpsat`` (performance
+target 4, docs/figures.md#performance-frontier); the search itself is in ``solvers.cpsat``
+(``CPSATSolver._two_phase``).
 
 The bound (exact in integers, whatever the LP's floating-point error): for a weight vector
 λ >= 0 on the objectives, c_j = λ · o_j, and *any* multipliers u >= 0 on the capacity rows,

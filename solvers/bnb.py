@@ -1,5 +1,5 @@
 """``bnb``: a compiled branch and bound for selection problems with one or two objectives
-(issue 17 target 4: the whole exact front of a Zitzler–Thiele 250-item, two-knapsack instance
+(performance target 4: the whole exact front of a Zitzler–Thiele 250-item, two-knapsack instance
 within the 30 s budget).
 
 What it solves: any K resources, M = 1 (the proven optimum) or M = 2 (the exact Pareto front, one

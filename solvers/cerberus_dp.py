@@ -21,8 +21,8 @@ window order, exactly the additions the table performs; subsets that exceed the 
 dropped, and subsets with identical usage collapse to the largest sum). The walk-back then asks
 ``dp(i-1, c)`` as "the largest sum among the prefix's subsets that fit ``c``" — the same number
 the dense table holds, bit for bit — and applies the same comparison. So the selection equals the
-authors' for any capacities, with no table of free-units size (their 3-D memo took 1.3 GB at a
-window of 10; ANCHORS.md).
+authors' for any capacities, with no table of free-units size (their 3-D memo of nested Python lists
+takes 1.3 GB at a window of 10).
 
 Scope: one objective (M = 1), any number of resources, integral or fractional data (the table
 semantics "usage at most c" carry over). ``prefer_later=False`` flips the tie rule (take only when

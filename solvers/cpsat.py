@@ -1,4 +1,4 @@
-"""``cpsat``: OR-Tools CP-SAT on the selection problem (issue 4, item 1).
+"""``cpsat``: OR-Tools CP-SAT on the selection problem.
 
 Model (the same for every M; data made integral by ``solvers._integral``)::
 
@@ -17,7 +17,7 @@ Model (the same for every M; data made integral by ``solvers._integral``)::
   model is infeasible: |front| + 1 solves of one model, built once, whose bounds are rewritten in
   place between solves. With ``workers >= 2`` the front is walked from both ends at once
   (``_epsilon``), in about |front| + 2 solves.
-* **M = 2, ``method="two-phase"``** (issue 17 target 4; Visée et al. 1998's two-phase scheme
+* **M = 2, ``method="two-phase"``** (performance target 4; Visée et al. 1998's two-phase scheme
   with reduced-cost fixing; ``CPSATSolver._two_phase``): phase 1 finds the extreme supported
   points by weighted sums λ · f between adjacent supported points, phase 2 walks each triangle
   between adjacent supported points by ε-steps; every solve runs on a model without the items

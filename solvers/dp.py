@@ -25,7 +25,7 @@ back exactly as Cerberus does. Two exact prunings keep the state set small:
 Jobs are processed largest first (by demand normalised by capacity) so the remaining bound
 tightens early.
 
-Two-resource fronts (issue 17, ``reach_bound=True``, the default): when the two objectives are
+Two-resource fronts (``reach_bound=True``, the default): when the two objectives are
 the demands of the two resources (BBSched), jobs using both resources go first and one-resource
 jobs last, and a third exact pruning drops states that can reach neither beyond the front's
 largest dense value nor above its smallest other value (subset-sum bitsets of the remaining jobs'
@@ -41,7 +41,7 @@ resources (a weighted BBSched window) is answered by the same DP: with c > 0 eve
 usage is weakly dominated by a front point of no smaller value, so the best front point is
 optimal.
 
-Compiled kernel (issue 17, ``compiled=True``, the default): the two-resource DP above runs all
+Compiled kernel (``compiled=True``, the default): the two-resource DP above runs all
 its layers inside one numba function (``solvers/_pairdp.py``, ``_pair_kernel_note``): integer
 keys ``(dense << shift) + other``, the per-suffix tables built in the kernel, the bounds
 evaluated once per dense value rather than per state, one int32 per kept state for the
@@ -51,7 +51,7 @@ positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 
 a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
 per-layer path for side-by-side measurement.
 
-Coupled bound (issue 17, ``coupled_bound=True``, the default; ``_coupled_bound_note``): in the
+Coupled bound (``coupled_bound=True``, the default; ``_coupled_bound_note``): in the
 compiled front mode, a state with little dense room left is tested against the exact
 (dense, other) sums the remaining jobs reach within that room, and a test that finds a new
 front point records it (with how to reach it) so that the bounds use it from the next layer.
@@ -64,9 +64,9 @@ M >= 2 (the exact Pareto front, one selection per front point), integral or frac
 (fractional sums are compared with the feasibility tolerance of ``simcore.problem``). It is fast
 when the state set stays small: the bi-objective BBSched window with objectives equal to the
 demands of two resources (integer node counts and GB) is the case it is tuned and measured for
-(``bench/dp_speed.py``). A ``max_states`` cap stops a blow-up: the answer is then the best found so
-far, status ``feasible``, with a note. The deadline is checked after every job; on expiry the
-answer is the best over the jobs processed so far, status ``timeout``.
+(``bench/benchmarks/dp_speed.py``). A ``max_states`` cap stops a blow-up: the answer is then the
+best found so far, status ``feasible``, with a note. The deadline is checked after every job; on
+expiry the answer is the best over the jobs processed so far, status ``timeout``.
 
 Coarse units (Cerberus)
 -----------------------
@@ -104,17 +104,17 @@ class DPSolver(BaseSolver):
     reach_bound: bool = param(
         True,
         "two-resource fronts: jobs using both resources first, and prune states that can reach "
-        "no new front point by subset-sum reachability (issue 17); False = the earlier pruning",
+        "no new front point by subset-sum reachability; False = the earlier pruning",
     )
     compiled: bool = param(
         True,
         "with reach_bound: two-resource fronts and weighted two-resource objectives run in one "
-        "compiled kernel (issue 17, solvers/_pairdp.py); False = per-layer kernels",
+        "compiled kernel (solvers/_pairdp.py); False = per-layer kernels",
     )
     coupled_bound: bool = param(
         True,
         "compiled two-resource fronts: states with little dense room are tested against the "
-        "exact (dense, other) sums the remaining jobs reach within it (issue 17); False = the "
+        "exact (dense, other) sums the remaining jobs reach within it; False = the "
         "bounds before",
     )
 
@@ -198,7 +198,7 @@ class DPSolver(BaseSolver):
         weights = None if self.coarse or not self.reach_bound else _usage_weights(problem)
         if weights is not None:
             # One objective, a non-negative combination of the two demands: its optimum is a
-            # point of the two-resource front, which the pair DP computes (issue 17).
+            # point of the two-resource front, which the pair DP computes.
             result = None
             if self.compiled:
                 result = _kernel_pair_dp(
@@ -269,8 +269,8 @@ class DPSolver(BaseSolver):
 def _single_bnb(
     demands: np.ndarray, limit: np.ndarray, values: np.ndarray, clock: Clock, max_states: int
 ) -> _Result:
-    """One objective with positive values on a small window (issue 17, target 2: Cerberus'
-    CN x BB problem in original units): compiled depth-first branch and bound
+    """One objective with positive values on a small window (performance target 2:
+    Cerberus' CN x BB problem in original units): compiled depth-first branch and bound
     (``_pairdp.single_bnb``), jobs by value per normalised size, the bound the least of the
     resources' fractional knapsack bounds. Exact: a subtree is cut only when its bound is below
     a value already reached; every selection of the best value is returned (up to
@@ -309,7 +309,7 @@ def _single_bnb(
 
 def _pair_order(demands: np.ndarray, limit: np.ndarray) -> np.ndarray:
     """Largest jobs first (demand normalised by capacity), those asking for both resources
-    before one-resource jobs (issue 17): the bounds bite once few two-resource jobs remain."""
+    before one-resource jobs: the bounds bite once few two-resource jobs remain."""
     w = demands.shape[0]
     scale = np.where(limit > 0, limit, 1.0)
     order = np.lexsort((np.arange(w), -(demands / scale).sum(axis=1)))
@@ -556,7 +556,8 @@ class _SingleBound:
     MAX_DENSE = 200_000
     #: The table has (w + 1) x (cap + 1) entries; beyond this (32 MB) it is not built and the DP
     #: runs without the bound: at w = 10,000 and a capacity of 10^5 the table alone took
-    #: 8 GB and minutes to fill, far past any budget (issue 11, unbounded work).
+    #: 8 GB and minutes to fill, far past any budget
+    #: (docs/design.md#trust-boundaries-and-bounded-work).
     MAX_CELLS = 4_000_000
 
     def __init__(self, resource: int, dense: np.ndarray, gains: np.ndarray, cap: int):
@@ -1087,7 +1088,7 @@ def _witness_selection(
 
 
 def _pair_kernel_note() -> None:
-    """The compiled two-resource DP (issue 17; ``_pairdp.pair_run``).
+    """The compiled two-resource DP (``_pairdp.pair_run``).
 
     The recursion, the key encoding, the greedy seeds, the beam pass and the three exact
     prunings of the front mode (same-dense dominance, the completion bound of ``_PairBound`` and
@@ -1173,7 +1174,7 @@ def _pair_dp(
             notes.append(f"state limit max_states={max_states} reached after {pos} of {w} jobs")
             break
         if reach:
-            # Compiled layer (issue 17): the same recursion and pruning as below, in two kernels.
+            # Compiled layer: the same recursion and pruning as below, in two kernels.
             keys, parent, taken, merged_size = merge_layer(
                 keys,
                 int(dense[job] * base + other[job]),
@@ -1315,7 +1316,7 @@ _NO_LISTS = (
 
 
 def _reach_bound_note() -> None:
-    """The reachability bound (issue 17), applied by ``_reach.prune_layer``.
+    """The reachability bound, applied by ``_reach.prune_layer``.
 
     A state (dense usage a, other usage b) is dropped when none of its completions can be a new
     front point, by two necessary conditions that both fail:
@@ -1334,7 +1335,7 @@ def _reach_bound_note() -> None:
 
 
 def _coupled_bound_note() -> None:
-    """The coupled bound (issue 17; ``_pairdp.couple_lists``, ``_pairdp._couple_hit``).
+    """The coupled bound (``_pairdp.couple_lists``, ``_pairdp._couple_hit``).
 
     The bounds of ``_PairBound`` and ``_reach_bound_note`` look at the remaining jobs' dense
     sums and other sums separately. In the corner where BBSched fronts lie (a few nodes by a

@@ -73,8 +73,9 @@ measured time per generation to take at most a quarter of the remaining time (an
 expiry the answer is Set 1 of the current population, status ``timeout``; otherwise the status is
 ``feasible`` (a heuristic, never ``optimal``).
 
-Issue 17 target 3 (BBSched's settings, population 20 and 500 generations, within 5 ms at
-w = 20) shaped the kernels; none of this changes what the algorithm does, only its cost:
+Performance target 3 (BBSched's settings, population 20 and 500 generations, within 5 ms at
+w = 20; docs/figures.md#performance-frontier) shaped the kernels; none of this changes what the
+algorithm does, only its cost:
 
 * **Packed genes** (``packed=true``, the default): a chromosome is ⌈w/64⌉ uint64 words (gene j
   is bit j % 64 of word j // 64). Crossover is a masked copy of words; mutation flips the bits
@@ -98,7 +99,7 @@ w = 20) shaped the kernels; none of this changes what the algorithm does, only i
   unchanged.
 
 Measured (``bench/benchmarks/moo_quality.py --quick``, seeds 0–4 of ``theta_window`` per w, a
-loaded 2-CPU EPYC, issue 16): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
+loaded 2-CPU EPYC): share of the exact front found by ``bbsched-ga`` 20 / 0 / 0 % at
 w = 20 / 50 / 100 (median 1.4 / 1.9 / 3.1 ms); by ``ga`` (repair and fill) 100 / 92 / 63 %
 (median 12 / 12 / 19 ms, measured later at a load average near 8 on the 2 CPUs, where
 ``bbsched-ga`` took 9.7 / 1.9 / 3.2 ms), as much as ``moo`` at w <= 50 (``moo`` 90 / 93 / 87 %).
@@ -157,7 +158,7 @@ class GASolver(BaseSolver):
     packed: bool = param(
         True,
         "genes packed 64 to a machine word, fill drawn over the jobs that fit (true); or the "
-        "byte-per-gene kernel before issue 17's packing (false, the benchmark's anchor). Same "
+        "byte-per-gene kernel from before the packing (false, the benchmark's anchor). Same "
         "search distribution; the same answers without repair, other seeded answers with it",
     )
 
@@ -447,8 +448,9 @@ def _repair_fill(
 
     The fill order is drawn lazily (a Fisher-Yates shuffle of the unselected jobs only, one draw
     per job visited) and the fill stops once the smallest demand left of some resource no longer
-    fits, since no job left could be added then (issue 17: BBSched's settings at w = 20 within
-    5 ms; the same distribution of fill orders as a full shuffle of the window, fewer draws)."""
+    fits, since no job left could be added then (performance target 3: BBSched's settings at
+    w = 20 within 5 ms; the same distribution of fill orders as a full shuffle of the window, fewer
+    draws)."""
     w, k = demands.shape
     m = gains.shape[1]
     # the selected jobs, dropped in a uniformly random order (a partial Fisher-Yates shuffle)
@@ -727,7 +729,8 @@ def _same_rows(value: Any, genes: Any, a: Any, b: Any) -> Any:
 # mutation flips the bits at the geometric gaps (the same draws), sums and repair visit set or
 # clear bits in window order, Set 1's copy test compares words. Without repair the two kernels
 # draw the same numbers and reach the same state; the packed fill draws over the jobs that fit
-# (same fill distribution, other draws). Issue 17 target 3: BBSched's settings < 5 ms at w = 20.
+# (same fill distribution, other draws). Performance target 3: BBSched's settings < 5 ms at
+# w = 20 (docs/figures.md#performance-frontier).
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)

@@ -20,7 +20,7 @@ Variables ``x_j ∈ {0, 1}`` (job j starts now); ``Σ_j d_jk x_j <= C_k`` for ev
   ``second_stage="lazy"`` skips the second stage: a first-stage answer x is only a
   candidate, confirmed by the next step (eps = f2(x) + 1 returns a smaller f1) or replaced by it
   (the same f1 again: x was weakly dominated). About |F| + 1 solves instead of 2|F| + 1; on the
-  Zitzler–Thiele 100.2 front under load it found 29 points in 30 s against 19 (issue 17).
+  Zitzler–Thiele 100.2 front under load it found 29 points in 30 s against 19.
 * ``M >= 2``, ``pareto_method="dominance-cuts"`` (the default for M >= 3, and of ``mip-cbc`` for
   M = 2, where it is the faster of the two for CBC): weighted sum with dominance cuts.
   Repeatedly maximise Σ_i f_i (weights 1 on the integer-scaled objectives) over the selections
@@ -115,9 +115,10 @@ improving-solution callback), and each front point as found for M >= 2.
 
 Measured here
 -------------
-``python bench/mip_speed.py`` (2-core VM shared with other jobs, Python 3.11, CBC 2.10.3, HiGHS
-1.15.1; Theta windows ``theta_window``, nodes + BB GB; 15 s budget; after ``warm_up``). Latency
-median / p95 / max in ms; every answer was checked against ``dp``, none claimed optimal wrongly.
+``python bench/benchmarks/mip_speed.py`` (2-core VM shared with other jobs, Python 3.11, CBC 2.10.3,
+HiGHS 1.15.1; Theta windows ``theta_window``, nodes + BB GB; 15 s budget; after ``warm_up``).
+Latency median / p95 / max in ms; every answer was checked against ``dp``, none claimed optimal
+wrongly.
 
 M = 1, w = 50 (50 seeds):
 
@@ -497,7 +498,7 @@ class _Session:
         )
         self.end = min(budget_end, limit_end)
         # The grace shrinks with short budgets (at most half the budget): a 1 s decision must
-        # not wait a whole extra second for a worker still building a huge model (issue 11).
+        # not wait a whole extra second for a worker still building a huge model.
         self.grace = min(WORKER_GRACE_S, 0.5 * (clock.deadline - clock.start))
         self.limited_by = "the deadline" if budget_end <= limit_end else "time_limit_s"
         self.stopped_by_time = False
@@ -610,7 +611,7 @@ class _MIPSolver(BaseSolver):
         "M >= 2: 'epsilon' (M = 2 only: epsilon-constraint, lexicographic second stage), "
         "'dominance-cuts' (weighted sum over the region no found point weakly dominates), "
         "'auto' (mip-highs: epsilon for M = 2; otherwise dominance-cuts; the faster in "
-        "bench/mip_speed.py)",
+        "bench/benchmarks/mip_speed.py)",
     )
     second_stage: str = param(
         "always",

@@ -7,7 +7,8 @@ on Theta-like windows and none of it at w >= 50; ``solvers.ga`` finds about 10 %
 none at w >= 50 here. Most random chromosomes are infeasible, nothing repairs them, and a
 population of 20 keeps getting near the front without landing on it. pymoo's NSGA-II does better
 at w = 20 but takes 0.6–3 s per decision. This search aims at NSGA-II's quality or better at
-w = 20–100 in a few tens of milliseconds (``bench/moo_quality.py`` measures them side by side).
+w = 20–100 in a few tens of milliseconds (``bench/benchmarks/moo_quality.py`` measures them side by
+side).
 
 The algorithm: seeded Pareto local search with an unbounded archive and kicks
 -------------------------------------------------------------------------------
@@ -37,7 +38,7 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    (and level 1 any newcomer) until nothing is left to explore. (Corner moves, step 5, take
    turns with the kicks.)
 
-4. **Anytime phase** (``anytime=true`` only, issue 17 target 3) — once the search above has
+4. **Anytime phase** (``anytime=true`` only; performance target 3) — once the search above has
    nothing left to explore it keeps going until ``time_limit_s``, the deadline or
    ``max_evaluations``, taking turns of (a) a larger kick (drop 1–6 jobs, refill, hill-climb on a
    random λ), (b) a large-neighbourhood move solved exactly: free 1–4 random jobs of a random
@@ -48,8 +49,9 @@ nothing needs repair. Dominance is on all M objectives, feasibility on all K res
    Newcomers are explored at levels 1 and 2 before the next move. The archive only improves, so
    the anytime answer weakly dominates the converging one (same seed). Off by default: it makes
    the answer depend on machine speed and spends the whole time limit.
-5. **Corner moves** (issue 17 target 3; up to ``corner`` of them, taking turns with the kicks of
-   step 3, ending early after 60 in a row that found nothing new). On the conflict-rich windows of issue 17 the front sits in the corner: both resources
+5. **Corner moves** (performance target 3; up to ``corner`` of them, taking turns with the kicks
+   of step 3, ending early after 60 in a row that found nothing new). On the conflict-rich
+   windows of ``instances/conflict_windows.py`` the front sits in the corner: both resources
    filled to within a few nodes and GB, a two-dimensional exact subset sum that kicks and small
    exchanges rarely hit. The move applies when there are two resources, the objectives are the
    demands, and one resource (the *snap* resource s: nodes) has whole demands and a capacity of
@@ -87,15 +89,15 @@ The search is one numba kernel (``@njit(cache=True)``; ``warm_up()`` compiles it
 first time on a fresh machine, or loads it from numba's cache). It reads the clock itself,
 through numba's object mode, every 64 units of work.
 
-``bench/moo_quality.py``, 20 seeds of ``theta_window`` per w, a loaded 2-CPU Xeon: share of the
-exact front found 97.5 / 98.3 / 92.8 % at w = 20 / 50 / 100 (NSGA-II, population 20 and 500
+``bench/benchmarks/moo_quality.py``, 20 seeds of ``theta_window`` per w, a loaded 2-CPU Xeon: share
+of the exact front found 97.5 / 98.3 / 92.8 % at w = 20 / 50 / 100 (NSGA-II, population 20 and 500
 generations: 81.7 / 35.1 / 0 %), mean IGD+ 0.025 / 0.005 / 0.003 (NSGA-II 0.116 / 0.266 / 1.37),
 median latency 6 / 12 / 34 ms (NSGA-II 2.6–2.8 s). At w = 200: 94 % in a median of 68 ms. What
 it misses is mostly the end of the front at full node use, where hitting the exact node count
 takes an exchange of three or more jobs. On the Zitzler–Thiele knapsack (121-point front) it
 finds about 110 points and stops at ``max_evaluations`` after about 0.4 s.
 
-On issue 17's conflict-rich windows (``bench/benchmarks/frontier.py --part b``, 10 windows per w,
+On the conflict-rich windows (``bench/benchmarks/frontier.py --part b``, 10 windows per w,
 a loaded 2-CPU EPYC), with ``time_limit_s=0.05``: share of the exact front 100 / 100 / 96 % at
 w = 20 / 50 / 100 (fresh windows, ``--seed 1``: 100 / 100 / 91 %; with ``anytime``, 96 % at
 w = 100 on both); ``corner=0`` in the same runs: 100 / 87 / 30 % and 100 / 86 / 52 %.
@@ -157,7 +159,7 @@ class MOOSolver(BaseSolver):
     corner: int = param(
         200,
         "corner moves (exact meet-in-the-middle completions, module docstring step 5) after the "
-        "kicks; 0 = none (the search before issue 17's corner move)",
+        "kicks; 0 = none (the search before the corner move)",
     )
     corner_pool: int = param(24, "jobs a corner move completes exactly (2 to 30)")
     anytime: bool = param(
@@ -449,7 +451,8 @@ def _set(target: Any, source: Any) -> Any:
 @njit(cache=True)
 def _sort_by(index: Any, key: Any) -> Any:
     """Sort ``index`` in place by ascending key[index], stably (merge sort: an insertion sort
-    here made seeding O(w^2), 3 s at w = 30,000 whatever the budget; issue 11)."""
+    here made seeding O(w^2), 3 s at w = 30,000 whatever the budget;
+    docs/design.md#trust-boundaries-and-bounded-work)."""
     perm = np.argsort(key[index], kind="mergesort")
     index[:] = index[perm]
 
@@ -562,7 +565,7 @@ def _hill_climb(x: Any, u: Any, v: Any, lam: Any, prob: Any) -> Any:
     stop = prob[5]
     for _ in range(4 * w + 1):
         # One move scans in x out pairs, O(w^2) on a large window: read the clock at every move
-        # and every 1,024 candidates, not every 64th call as elsewhere (issue 11).
+        # and every 1,024 candidates, not every 64th call as elsewhere, or it overruns its budget.
         stop[2] = 63.0
         if _expired(stop):
             return

@@ -50,12 +50,12 @@ def load_object(spec: str) -> type:
     """Import the solver class named by ``module:Class`` (``schedbench check-solver``,
     ``simulate --solver``, suites).
 
-    A trust boundary (issue 11): a suite file or command line may name any importable module,
-    so what it names must be a *solver class* before anything is called with the user's
-    parameters — a class defining ``solve`` in Python and carrying a ``name``. Functions and
-    other callables (``os:system``, ``subprocess:run``, ``builtins:eval``) and classes without
-    the protocol (``subprocess:Popen``) are refused here, so no code runs beyond importing the
-    named module (which the user named on purpose).
+    A trust boundary (docs/design.md#trust-boundaries-and-bounded-work): a suite file or command
+    line may name any importable module, so what it names must be a *solver class* before anything
+    is called with the user's parameters — a class defining ``solve`` in Python and carrying a
+    ``name``. Functions and other callables (``os:system``, ``subprocess:run``, ``builtins:eval``)
+    and classes without the protocol (``subprocess:Popen``) are refused here, so no code runs beyond
+    importing the named module (which the user named on purpose).
     """
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:

@@ -1,6 +1,6 @@
 """Reservation solvers (the ``reservation`` kind, ``simcore/kinds/reservation/``): the paper's fit
-policies (``papers/advance-reservation-with-deadlines.txt``, Section 5; semantics pinned by issue
-14 and implemented once, in ``simcore/reservations/``).
+policies (``papers/advance-reservation-with-deadlines.txt``, Section 5; semantics pinned where the
+paper is vague, and implemented once, in ``simcore/reservations/``).
 
 * ``ff``, ``pe-b``, ``pe-w``, ``du-b``, ``du-w``, ``pedu-b``, ``pedu-w`` — FirstFit, PE / Duration
   / PE×Duration Best and Worst Fit (``simcore/reservations/fit.py``) on the problem's slot

@@ -1,6 +1,6 @@
 """``reservation-cpsat``: one advance-reservation decision (the ``reservation`` kind) optimised with
-OR-Tools CP-SAT — an optimising backend to set beside the paper's fit heuristics (issue 14, item
-6b) on identical requests.
+OR-Tools CP-SAT — an optimising backend to set beside the paper's fit heuristics on
+identical requests.
 
 Where the fit policies look only at the candidate start times and score whole availability
 rectangles, this backend chooses the start and the PEs together, minimising the idle time the job

@@ -1,4 +1,4 @@
-"""A brute-force reference of the advance-reservation semantics (issue 14, item 3), written
+"""A brute-force reference of the advance-reservation semantics, written
 straight from the pinned rules with per-PE interval lists and Python sets — no records, no
 bitsets, no bisect — so that the property tests can compare ``simcore/reservations/slots.py``
 with it on random sequences of add / delete / find.

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from schedbench.bench.analysis.ar_offline import assign_pes, offline_bound
 from schedbench.instances.ar_workload import generate_ar_requests
 from schedbench.simcore.kinds.base import get_kind
 from schedbench.simcore.kinds.reservation import ReservationDecision, ReservationProblem
@@ -35,7 +36,6 @@ from schedbench.simcore.reservations.metrics import (
 from schedbench.simcore.reservations.requests import Request, RequestError, invalid_reason
 from schedbench.simcore.reservations.slots import SlotStructure, mask_of
 from schedbench.simcore.solver import timed_solve
-from schedbench.solvers.ar_offline import assign_pes, offline_bound
 from schedbench.solvers.base import ParamSolver
 from schedbench.solvers.registry import make_solver
 from tests._ar_brute import serve_brute

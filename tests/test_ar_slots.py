@@ -1,5 +1,5 @@
 """The advance-reservation slot structure (simcore/reservations/slots.py) and the seven fit
-policies (fit.py): the paper's Figure 1 walk-through, each pinned rule of issue 14 on its own,
+policies (fit.py): the paper's Figure 1 walk-through, each pinned rule on its own,
 and random add / delete / find sequences against the brute-force reference (tests/_ar_brute.py).
 """
 
@@ -159,7 +159,7 @@ def test_scores_best_and_worst_fit_and_ties_to_the_earliest_start():
 
 def test_du_best_among_unbounded_rectangles_takes_the_latest_begin():
     # The finite stand-in T_end = t_dl + 10^9 enters Du, so among unbounded rectangles Du_B
-    # prefers the latest T_begin (issue 14).
+    # prefers the latest T_begin (a pinned rule).
     s = SlotStructure(2)
     s.add(0, 10, 0b01)  # PE 0 busy until 10
     s.add(0, 30, 0b10)  # PE 1 busy until 30

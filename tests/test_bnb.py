@@ -1,4 +1,4 @@
-"""``bnb`` (solvers/bnb.py, solvers/_bnb.py; issue 17 target 4): exact against ``exhaustive`` on
+"""``bnb`` (solvers/bnb.py, solvers/_bnb.py; performance target 4): exact against ``exhaustive`` on
 small random problems, against the published Zitzler–Thiele 100.2 front, against
 ``cpsat[method=two-phase]`` on Zitzler–Thiele-recipe instances; timeouts report front points only."""
 

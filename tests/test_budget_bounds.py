@@ -1,4 +1,5 @@
-"""Every registered solver keeps to its budget on a huge window (issue 11, unbounded work).
+"""Every registered solver keeps to its budget on a huge window
+(docs/design.md#trust-boundaries-and-bounded-work).
 
 Each solver gets a Theta-like window of 100,000 jobs with a 1 s budget and must answer (a
 feasible answer or a declared reason) having done at most the budget plus the harness's grace

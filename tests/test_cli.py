@@ -1,4 +1,4 @@
-"""The command-line contract (DESIGN.md): output keys, exit codes, one-line errors."""
+"""The command-line contract (docs/reference/cli.md): output keys, exit codes, one-line errors."""
 
 from __future__ import annotations
 

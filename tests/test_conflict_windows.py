@@ -1,6 +1,6 @@
-"""Conflict-rich Theta-like windows (issue 17) and the exactness of ``dp`` on them.
+"""Conflict-rich Theta-like windows and the exactness of ``dp`` on them.
 
-The generator follows the issue's recipe (``instances.conflict_windows``); ``dp``'s front is
+The generator follows its recipe (``instances.conflict_windows``); ``dp``'s front is
 checked against ``exhaustive`` (all 2^w subsets, an independent exact method) on small windows.
 """
 

@@ -50,8 +50,8 @@ BUILTINS = [
     )
 ]
 BUILTINS.append(make_solver("weighted", {"engine": "cpsat"}))
-BUILTINS.append(make_solver("cpsat", {"method": "two-phase"}))  # issue 17 target 4
-BUILTINS.append(make_solver("bnb", {"workers": 2}))  # issue 17 target 4
+BUILTINS.append(make_solver("cpsat", {"method": "two-phase"}))  # exact fronts that finish
+BUILTINS.append(make_solver("bnb", {"workers": 2}))  # its parallel search too
 # Coarse units small enough that the checks' tiny problems still fit when rounded up.
 BUILTINS.append(make_solver("dp", {"unit_nodes": 2, "unit_bb": 2}))
 

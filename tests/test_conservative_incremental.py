@@ -1,5 +1,5 @@
-"""Conservative backfilling's incremental pass (issue 17) gives the schedules of the pass that
-rebuilds everything (``ConservativeBackfill(incremental=False)``, the code before issue 17):
+"""Conservative backfilling's incremental pass gives the schedules of the pass that rebuilds
+everything (``ConservativeBackfill(incremental=False)``, the plain path kept beside it):
 same starts, ends, counters and wake-ups, bit for bit, on random workloads (nodes-only
 machines, where the incremental pass runs, and the others, where it must step aside), FCFS
 and WFP, the naive and the window start rules, and on Lublin and KTH-SP2 workloads."""

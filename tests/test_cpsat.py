@@ -202,7 +202,7 @@ def test_anytime_trace_is_monotone():
     assert times == sorted(times)
 
 
-# -- method="two-phase" (issue 17 target 4) --------------------------------------------------------
+# -- method="two-phase" (performance target 4) ----------------------------------------------------
 TWO_PHASE = CPSATSolver(method="two-phase")
 
 

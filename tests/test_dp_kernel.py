@@ -1,4 +1,4 @@
-"""The compiled two-resource DP and the compiled branch and bound of ``dp`` (issue 17).
+"""The compiled two-resource DP and the compiled branch and bound of ``dp``.
 
 Exactness is checked against independent exact methods on freshly drawn windows: ``exhaustive``
 (all 2^w subsets) on small windows, with every pruning forced on from the first layer and the

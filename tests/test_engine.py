@@ -583,7 +583,7 @@ def test_simulation_error_names_what_was_left():
         simulate(jobs(submit=[0], runtime=[1], nodes=[1]), M10, Idle(backfill="none"))
 
 
-# ----------------------------------------------------------------------------- regressions (issue 10)
+# ---------------------------------------------------------------------- regressions a new user met
 
 
 def _fcfs_conservative_with_first_bookings(w, system):
@@ -758,7 +758,7 @@ def test_zero_length_jobs_do_not_take_nodes_booked_for_now():
 
 
 def test_conservative_does_not_start_a_job_on_a_small_ssd_node_a_zero_length_job_holds():
-    """Found by the deep property run (issue 12): two zero-length jobs hold both nodes for an
+    """Found by the deep property run: two zero-length jobs hold both nodes for an
     instant; at the next round one of them starts again on the small-SSD node while job 13
     (request 2) is placed at slot 0 on that same node — the profile, built before the
     zero-length start, still counted it free, and the cut totals fitted (1 node free, the

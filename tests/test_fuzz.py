@@ -1,4 +1,4 @@
-"""Fuzzing the inputs a user hands us (issue 11): "a clear error or a valid result, never a
+"""Fuzzing the inputs a user hands us: "a clear error or a valid result, never a
 traceback, a hang or nonsense".
 
 Each input kind has (a) the bad inputs an audit found, as regression cases, and (b) a hypothesis

@@ -63,7 +63,7 @@ def test_bbsched_ga_finds_the_table1_front_for_most_seeds():
 
 
 def test_ga_finds_the_table1_front_and_answer_for_every_seed():
-    # Issue 16, item 5: repair and fill make every chromosome maximal; (J2, J3, J5) can no
+    # Repair and fill make every chromosome maximal; (J2, J3, J5) can no
     # longer stand, J4 is added.
     solver = GASolver()
     for seed in range(100):
@@ -307,7 +307,7 @@ def test_fractional_sums_at_the_capacity_fit(solver):
 
 
 def test_moo_anytime_keeps_improving_on_the_converged_answer():
-    """Issue 17 target 3: the anytime phase starts from the converged archive (same seed) and
+    """Performance target 3: the anytime phase starts from the converged archive (same seed) and
     only improves it; capped by max_evaluations it is deterministic."""
     problem = theta_window(50, 3)
     base = MOOSolver(time_limit_s=0).solve(problem, Budget(seed=4))

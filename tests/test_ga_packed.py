@@ -1,4 +1,4 @@
-"""``ga``'s packed kernels (``packed=true``, issue 17 target 3) against the byte-per-gene kernels
+"""``ga``'s packed kernels (``packed=true``, performance target 3) against the byte-per-gene kernels
 they replaced (``packed=false``).
 
 * With ``repair="none"`` (``bbsched-ga``) the two draw the same numbers and reach the same state,

@@ -1,4 +1,4 @@
-"""The import graph of the package: no cycles, and the layering of DESIGN.md holds.
+"""The import graph of the package: no cycles, and the layering of docs/design.md holds.
 
 ``bench -> solvers -> simcore <- instances``: simcore imports nothing from solvers/, bench/ or
 instances/. Every module under the four folders is parsed with ``ast`` (nothing is imported),

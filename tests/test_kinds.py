@@ -131,7 +131,7 @@ def reservation() -> ReservationProblem:
 
 def test_first_fit_takes_the_earliest_candidate_with_enough_free_pes():
     p = reservation()
-    # issue 14's rule: t_r, slot times s with t_r <= s <= t_dl - t_du (0, 5, 15, 20: where the
+    # the pinned rule: t_r, slot times s with t_r <= s <= t_dl - t_du (0, 5, 15, 20: where the
     # set of busy PEs changes) and s - t_du in that window (5 = 15 - 10, 10 = 20 - 10)
     assert p.candidate_starts() == [0, 5, 10, 15, 20]
     d = timed_solve(make_solver("reservation-first-fit"), p, B)

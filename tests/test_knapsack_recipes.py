@@ -1,5 +1,5 @@
 """Stand-in knapsack instances (instances/knapsack_recipes.py) and the OR-Library readers for the
-files issue 17 target 4 names (mknapcb*, mknap2) on synthetic files in their layouts."""
+files performance target 4 names (mknapcb*, mknap2) on synthetic files in their layouts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The load knob (``instances/load.py``, issue 16), offered load, and Cori's persistent
+"""The load knob (``instances/load.py``), offered load, and Cori's persistent
 burst-buffer reservation."""
 
 from __future__ import annotations

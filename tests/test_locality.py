@@ -316,7 +316,7 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
     assert repro.run(args) == 0
     with (out / "summary.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert (out / "results.csv").read_text() == (out / "summary.csv").read_text()  # DESIGN.md
+    assert (out / "results.csv").read_text() == (out / "summary.csv").read_text()  # the common name
     assert [r["scheduler"] for r in rows] == ["fcfs", "eft", "lea", "leo", "lem"] or {
         r["scheduler"] for r in rows
     } == {"fcfs", "eft", "lea", "leo", "lem"}
@@ -347,8 +347,8 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
 
 # -- the exact window placement ---------------------------------------------------------------------
 def test_window_exact_placement_is_never_worse_than_the_rules():
+    from schedbench.bench.analysis.locality_window import solve_window
     from schedbench.simcore.locality.window import RULES, LocalityWindow
-    from schedbench.solvers.locality_window import solve_window
 
     win = LocalityWindow(
         now=0,
@@ -416,8 +416,8 @@ def test_locality_solvers_suite_loads():
 
 
 def test_window_exact_scheduler_in_closed_loop_runs_every_evaluated_job(small):
+    from schedbench.bench.analysis.locality_window import WindowExactScheduler
     from schedbench.simcore.locality.registry import make_locality_scheduler
-    from schedbench.solvers.locality_window import WindowExactScheduler
 
     sched = WindowExactScheduler(make_locality_scheduler("lea"), window=3, budget_s=0.2)
     r = simulate_locality(small, sched, LocalityPlatform(nodes=3), SINCE_RUN)
@@ -463,11 +463,11 @@ def test_options_that_change_the_schedule_of_the_small_workload(small, field, va
     check_schedule(small, b)
 
 
-# Schedules pinned before the speed work of issue 15 (computed on main at 4825928): a change
+# Schedules pinned before the speed work (computed on main at 4825928): a change
 # that only makes the simulator faster must leave every one of them unchanged. The "reference"
-# pins were taken with the gate counted from the last run, before issue 27 found the
-# reference's fixed grid; they now run with SINCE_RUN (the same rules, so the same digests),
-# as the grid stalls on these sparse workloads.
+# pins were taken with the gate counted from the last run, before the reference's fixed grid was
+# found; they now run with SINCE_RUN (the same rules, so the same digests), as the grid stalls on
+# these sparse workloads.
 _PINNED_CASES = {
     "small": (dict(jobs=240, nodes=3, days=1, users=8, seed=11), 3),
     "mid": (

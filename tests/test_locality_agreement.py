@@ -1,4 +1,4 @@
-"""The agreement table's rows about waiting (issue 27, item 2): mean stretch, bounded stretch,
+"""The agreement table's rows about waiting: mean stretch, bounded stretch,
 queue time and user sessions of LEA, LEO and LEM against the baseline, each agreeing, not, or
 not measurable, with the reason (``bench/reproduce/locality.py``: ``waiting_rows``)."""
 

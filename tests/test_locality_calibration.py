@@ -1,4 +1,4 @@
-"""Reference mode against the authors' C simulator on the calibration day (issue 27, item 1):
+"""Reference mode against the authors' C simulator on the calibration day:
 for all ten schedulers the evaluated-job count exact, transfer + wait and mean stretch within
 1e-3 relative of the simulator's summary line, and at least 99 % of the per-job stretches within
 0.1 % of its per-job file (``bench/benchmarks/locality_calibration.py`` compares; the folder's

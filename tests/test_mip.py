@@ -333,7 +333,8 @@ def test_no_pulp_or_highspy_in_this_process():
 
 
 def test_ortools_and_mip_highs_in_one_process():
-    """OR-Tools' CP-SAT loaded and used here; HiGHS (and CBC) still work (issue 4, trap (a))."""
+    """OR-Tools' CP-SAT loaded and used here; HiGHS (and CBC) still work (HiGHS cannot share a
+    process with OR-Tools, which bundles its own, so solvers/mip.py runs it in a child process)."""
     cp_model = pytest.importorskip("ortools.sat.python.cp_model")
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x{i}") for i in range(3)]

@@ -1,4 +1,4 @@
-"""``moo``'s corner move (issue 17 target 3): the subset-sum table it snaps with, and the exact
+"""``moo``'s corner move (performance target 3): the subset-sum table it snaps with, and the exact
 meet-in-the-middle completion checked against ``exhaustive`` (all 2^w subsets) on small
 conflict-rich windows."""
 

@@ -1,4 +1,4 @@
-"""Suite cells handed out longest-expected first from the store's latencies (issue 17, target 6)."""
+"""Suite cells handed out longest-expected first from the store's latencies (performance target 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The distribution: one namespace, no tests or benchmark scripts in the wheel (issue 12)."""
+"""The distribution: one namespace, no tests or benchmark scripts in the wheel."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Papercuts a new user met (issue 10, item 7)."""
+"""Papercuts a new user met."""
 
 from __future__ import annotations
 

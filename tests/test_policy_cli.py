@@ -1,4 +1,4 @@
-"""Issue 12: a policy written in a test module runs in `schedbench simulate` by name (registered
+"""A policy written in a test module runs in `schedbench simulate` by name (registered
 in-process) or as module:Class, with its own options; and suites name any registered policy."""
 
 from __future__ import annotations

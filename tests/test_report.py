@@ -592,7 +592,7 @@ def _browser() -> str:
 
 
 def test_html_report_loads_in_headless_browser(all_rows, tmp_path):
-    """Issue 18: the report passes an accessibility and layout check in a real browser — every
+    """The report passes an accessibility and layout check in a real browser — every
     plot decodes, every image has alt text, every table has headers, nothing scrolls
     horizontally at 1280 px — and a screenshot is written for a person to look at."""
     browser = _browser()

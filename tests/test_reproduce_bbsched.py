@@ -1,5 +1,5 @@
-"""``schedbench reproduce bbsched`` (issue 16): its statistics, its verdicts, and a tiny run end to
-end (one machine, three methods, 300 jobs) that writes every file the issue asks for."""
+"""``schedbench reproduce bbsched``: its statistics, its verdicts, and a tiny run end to
+end (one machine, three methods, 300 jobs) that writes every file the reproduction promises."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
     assert any("levels off" in n for n in names)
     assert any("small jobs" in n for n in names)
     assert any(n.startswith("The regime: the baseline is burst-buffer bound") for n in names)
-    assert any(n.startswith("Control: the starvation rule before issue 16") for n in names)
+    assert any(n.startswith("Control: the earlier starvation rule") for n in names)
     with (out / "runs.csv").open() as fh:
         runs = list(csv.DictReader(fh))
     assert tuple(runs[0]) == repro.RUN_COLUMNS and len(runs) == len(rows)

@@ -1,12 +1,12 @@
 """Schedules pinned bit for bit: digests of every job's start and end and of the counters.
 
-Recorded with the code *before* policies became plug-ins over a read-only view (issue 12,
-part 2), so the refactoring — and anything after it that should not change behaviour — is
-checked to reproduce those schedules exactly: FCFS and WFP with EASY, conservative and no
-backfilling, on the KTH-SP2 trace head, Lublin workloads with burst buffer (BBSched S4 on
-``theta``), SSD node groups (S6 on ``theta-ssd``), the three-phase lifecycle, and the window
-policy with the ``naive`` and ``dp`` solvers. (The /tmp comparison run for the change also
-covered ``moo`` and 2,000-job workloads; these are the fast ones.)
+Recorded with the code *before* policies became plug-ins over a read-only view, so the refactoring
+— and anything after it that should not change behaviour — is checked to reproduce those schedules
+exactly: FCFS and WFP with EASY, conservative and no backfilling, on the KTH-SP2 trace head, Lublin
+workloads with burst buffer (BBSched S4 on ``theta``), SSD node groups (S6 on ``theta-ssd``), the
+three-phase lifecycle, and the window policy with the ``naive`` and ``dp`` solvers. (The /tmp
+comparison run for the change also covered ``moo`` and 2,000-job workloads; these are the fast
+ones.)
 
 A deliberate change of behaviour changes digests: check the new schedules, then regenerate with
 ``.venv/bin/python -m tests.test_schedule_digests`` and paste the output below.
@@ -146,8 +146,8 @@ DIGESTS = {
     "ssd/wfp/window-naive/easy": "e9c3aed96fb30ce4",
 }
 
-#: The window-policy schedules pinned before issue 16. Issue 16 changed the window policy's
-#: default starvation semantics (a job ages per optimised pass, not per pass; a starved head
+#: The window-policy schedules pinned under the earlier starvation rule. The window policy's
+#: default starvation semantics changed (a job ages per optimised pass, not per pass; a starved head
 #: keeps its reservation while the rest of the window is optimised), so the window entries of
 #: ``DIGESTS`` above were re-pinned for the new default; the old behaviour stays reachable as
 #: ``WindowPolicy(starvation="legacy")`` and must reproduce these, the digests pinned before.
@@ -189,7 +189,7 @@ def _workload(spec: str, system: str | None, staging: bool):
     return _workloads[key]
 
 
-#: The window policy's starvation semantics before issue 16 (every pass ages a window job; when
+#: The window policy's earlier starvation semantics (every pass ages a window job; when
 #: starved jobs do not fit together the rest of the window is left to the backfiller).
 LEGACY = {"starvation": "legacy"}
 
@@ -211,7 +211,7 @@ def digest(name: str, legacy: bool = False) -> str:
     h = hashlib.sha256()
     h.update(r.start.tobytes())
     h.update(r.end.tobytes())
-    # the window policy's diagnostic counters (issue 16) describe, they change no schedule
+    # the window policy's diagnostic counters describe, they change no schedule
     counters = {k: v for k, v in r.counters.items() if k not in WINDOW_DIAGNOSTICS}
     h.update(repr(sorted(counters.items())).encode())
     return h.hexdigest()[:16]

@@ -1,8 +1,8 @@
 """The engine's FCFS + EASY schedule equals a straightforward, independently written simulator's.
 
-``bench/reference_sim.py`` implements the same semantics (DESIGN.md: releases, then arrivals,
-then one pass; reservations from requested times; kill at the request) in the plainest way.
-Identical start times on random workloads and on the real KTH-SP2 log are strong evidence that
+``bench/benchmarks/reference_sim.py`` implements the same semantics (docs/design.md: releases, then
+arrivals, then one pass; reservations from requested times; kill at the request) in the plainest
+way. Identical start times on random workloads and on the real KTH-SP2 log are strong evidence that
 the optimised engine (lazy reservations, sorted release lists, usage compression) changed speed
 and nothing else.
 """

@@ -1,5 +1,6 @@
-"""A command's stdout carries only its document (issue 10): what solvers print is captured at
-the file-descriptor level (simcore/fdcapture.py) and shown only with --verbose."""
+"""A command's stdout carries only its document (docs/design.md#output-people-read): what solvers
+print is captured at the file-descriptor level (simcore/fdcapture.py) and shown only with
+--verbose."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The window policy's starvation settings (issue 16): how a window job ages, what happens when
+"""The window policy's starvation settings: how a window job ages, what happens when
 starved jobs do not fit, and the per-run record of how often the optimiser decided."""
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def test_named_starvation_settings():
 
 
 def test_a_suite_run_warns_when_the_solver_is_mostly_skipped(tmp_path):
-    """Issue 16: suite runs carry the same warning as `simulate` (the legacy rule starves the
+    """Suite runs carry the same warning as `simulate` (the legacy rule starves the
     optimiser on a BB-heavy workload; the paper's ageing per decision does not)."""
     from schedbench.bench.run.runner import run_suite
     from schedbench.bench.suite.schema import load_suite

@@ -1,4 +1,4 @@
-"""Stores written before issue 12 (schema version 1, cells keyed by labels) keep working: they
+"""Stores of schema version 1 (cells keyed by labels, not content) keep working: they
 are read as they are, migrated when opened for writing, and --resume recognises their cells."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ name = "naive"
 
 
 def _make_version_1(store, suite) -> None:
-    """Turn a fresh store into what schedbench wrote before issue 12."""
+    """Turn a fresh store into what schedbench wrote at schema version 1."""
     _instances, dcells, _scells = plan(suite)
     con = sqlite3.connect(store)
     for cell in dcells:

@@ -203,7 +203,7 @@ name = "dp"
 
 
 def test_a_default_run_survives_hanging_exiting_and_interrupting_solvers(tmp_path, monkeypatch):
-    """Issue 11: without isolation, a solver that hangs is killed at budget + grace, one that
+    """Without isolation, a solver that hangs is killed at budget + grace, one that
     calls sys.exit or raises KeyboardInterrupt is charged its own cell; all cells are stored with
     their reasons and the run finishes."""
     from schedbench.bench.run import isolate

@@ -1,4 +1,4 @@
-"""Terminal leaderboards (issue 18): at most 100 columns, units in the headers, a legend from
+"""Terminal leaderboards: at most 100 columns, units in the headers, a legend from
 the metric catalogue, every column with --wide, failed cells listed with their reasons."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_report_is_compact_by_default_and_wide_on_request(tmp_path, capsys):
     [["solvers"], ["policies"], ["kinds"], ["metrics"], ["table", "{table1}", "{theta}"]],
 )
 def test_listings_fit_100_columns_and_wide_does_not_wrap(capsys, argv):
-    """Issue 18: every listing fits the default width; --wide prints long texts on one line."""
+    """Every listing fits the default width; --wide prints long texts on one line."""
     examples = Path(__file__).resolve().parents[1] / "instances" / "examples"
     subs = {
         "{table1}": str(examples / "bbsched_table1.json"),

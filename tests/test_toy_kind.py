@@ -1,4 +1,4 @@
-"""Issue 12's proof that a problem kind is a plug-in: a toy kind, its solvers and its problem
+"""The proof that a problem kind is a plug-in: a toy kind, its solvers and its problem
 source live in this one module, and run through a suite, the results store, the leaderboard,
 the HTML report and the regression gate without any edit to bench/.
 

@@ -1,4 +1,5 @@
-"""Trust boundaries (issue 11): a suite file or command line runs no code it does not name.
+"""Trust boundaries (docs/design.md#trust-boundaries-and-bounded-work): a suite file or command line
+runs no code it does not name.
 
 A solver named ``module:Attr`` must be a solver class (``name`` + a Python ``solve``) before
 anything is called with the user's parameters; functions such as ``os:system`` and classes

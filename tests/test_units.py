@@ -1,4 +1,4 @@
-"""Processors and nodes (issue 10): SWF sizes are processors; the machine is sized in the unit
+"""Processors and nodes: SWF sizes are processors; the machine is sized in the unit
 the jobs use; node-based machines get job sizes converted at the header's processors per node;
 rejected jobs are counted with reasons and a run that rejects more than 1 % warns loudly.
 

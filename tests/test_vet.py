@@ -1,4 +1,5 @@
-"""The core checks every answer before anything scores or applies it (simcore/vet.py, issue 11).
+"""The core checks every answer before anything scores or applies it
+(simcore/kinds/selection/vet.py; docs/design.md#the-core-checks-every-answer).
 
 Each test plays a solver that lies in one way and checks what reaches the caller (the CLI, the
 quality metrics, the simulation policy).

@@ -1,4 +1,5 @@
-"""``ga`` with BBSched's settings at w = 20 (issue 17 target 3: "stays under 5 ms"), side by side
+"""``ga`` with BBSched's settings at w = 20 (performance target 3: "stays under 5 ms";
+docs/figures.md#performance-frontier), side by side
 with the byte-per-gene kernel it replaced.
 
 A helper of ``frontier.py`` (part (b) prints its block; ``--part g`` prints it alone)::
@@ -7,7 +8,7 @@ A helper of ``frontier.py`` (part (b) prints its block; ``--part g`` prints it a
     python bench/benchmarks/frontier.py --part g --seed 1   # fresh windows
     python bench/benchmarks/frontier.py --part g --quick    # 4 windows x 2 repeats
 
-The windows are ``instances.conflict_windows`` at w = 20 (issue 17's recipe, exact front of at
+The windows are ``instances.conflict_windows`` at w = 20 (exact front of at
 least 3 points by ``dp``). ``ga`` (population 20, 500 generations, mutation 0.05 %: BBSched
 §4.3) against ``ga[packed=false]`` (the kernel before the packing: one byte per gene, the lazy
 Fisher-Yates fill), alternating which runs first window by window and repeat by repeat, one

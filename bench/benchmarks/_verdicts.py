@@ -1,11 +1,11 @@
-"""The ledger of issue targets' verdicts: every benchmark script that checks a target records
-its row here (target, what it measured, the anchor measured beside it, met or not, and the
+"""The ledger of the performance targets' verdicts: every benchmark script that checks a target
+records its row here (target, what it measured, the anchor measured beside it, met or not, and the
 command, date and load of the run), and ``perf_table.py`` regenerates the performance
-table from the ledger (issue 17, "Done when": the table is regenerated from what ``make bench``
-printed).
+table from the ledger, so the table is always what ``make bench`` printed
+(docs/design.md#measuring-speed-honestly).
 
 The ledger is one JSON file, ``figures/verdicts.json`` beside the pictures (or the path in
-``$SCHEDBENCH_VERDICTS``), keyed by target row (``"1.3"``: issue target 1, third row). A run
+``$SCHEDBENCH_VERDICTS``), keyed by target row (``"1.3"``: performance target 1, third row). A run
 replaces the rows it measured and keeps the others, so ``make bench`` run script by script, or
 one script rerun alone, leaves a table whose every row names the run it came from; a
 ``--quick`` run fills only rows no full run has recorded (its smaller instances would otherwise
@@ -39,7 +39,7 @@ class Verdict:
     """One row of the performance table."""
 
     key: str  #: "<target>.<row>", e.g. "1.3"; the table is sorted by it
-    target: str  #: the target as the issue states it
+    target: str  #: the target as stated
     measured: str  #: the figure (median, worst case)
     anchor: str  #: what it is compared with, measured in the same run, and the ratio
     met: str  #: "yes", "no", or a qualified answer ("median yes; worst no")

@@ -1,5 +1,5 @@
 """The seven fit policies and the optimising backend ``reservation-cpsat`` serving the identical
-request streams (issue 14, item 6b): acceptance, mean slowdown and utilisation of the stream, and
+request streams: acceptance, mean slowdown and utilisation of the stream, and
 the latency of one decision, every solver asked through ``simcore.solver.timed_solve`` (the
 ``reservation`` kind's problems and check; ``driver.serve_with_solver``) so that the latencies
 compare like with like. (The suite ``ar-decisions`` compares them on identical single decisions;

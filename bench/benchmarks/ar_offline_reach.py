@@ -1,7 +1,7 @@
-"""How far the offline optimum of an advance-reservation stream reaches (issue 14, item 6a): for
-streams of n requests (the paper's generator, UMed 7, af 1, {3,3}), how often CP-SAT proves the
-optimum within the time limit, the gap between its best schedule and its bound where it does not,
-and how far the best online policy is from it.
+"""How far the offline optimum of an advance-reservation stream reaches (beyond the paper,
+docs/design.md#beyond-the-papers): for streams of n requests (the paper's generator, UMed 7, af 1,
+{3,3}), how often CP-SAT proves the optimum within the time limit, the gap between its best schedule
+and its bound where it does not, and how far the best online policy is from it.
 
     .venv/bin/python bench/benchmarks/ar_offline_reach.py             # n = 40 ... 200, 5 seeds, 10 s
     .venv/bin/python bench/benchmarks/ar_offline_reach.py --quick     # n = 40 ... 100, 3 seeds, 5 s
@@ -22,10 +22,10 @@ if str(ROOT) not in sys.path:
 
 from _machine import machine_line  # noqa: E402
 
+from schedbench.bench.analysis.ar_offline import offline_bound  # noqa: E402
 from schedbench.instances.ar_workload import generate_ar_requests  # noqa: E402
 from schedbench.simcore.reservations.driver import serve  # noqa: E402
 from schedbench.simcore.reservations.fit import PAPER_POLICIES  # noqa: E402
-from schedbench.solvers.ar_offline import offline_bound  # noqa: E402
 
 FIGURE = {"name": "ar-offline-reach", "full": [], "quick": ["--quick"], "format": "text"}
 

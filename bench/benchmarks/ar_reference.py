@@ -6,9 +6,9 @@ measure ``simcore/reservations/slots.py`` against (``ar_speed.py``).
 searched linearly (the paper's linked list; ``TimeSet`` is the list's own order), PE sets are
 Python ``set``s, every operation scans the list, and a finished job's allocation is deleted
 when the clock passes its end (Section 4.1: "when a job finishes, deleteAllocation is called
-immediately"). The decisions follow the same pinned rules (issue 14), so they equal the fast
-path's — ``ar_speed.py`` checks that on every stream it times, ``tests/test_ar_driver.py`` on
-random ones.
+immediately"). The decisions follow the same pinned rules
+(docs/design.md#pinned-semantics-where-a-paper-is-vague), so they equal the fast path's —
+``ar_speed.py`` checks that on every stream it times, ``tests/test_ar_driver.py`` on random ones.
 """
 
 from __future__ import annotations

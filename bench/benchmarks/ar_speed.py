@@ -1,4 +1,4 @@
-"""Advance-reservation speed (issue 14): 10^4 requests with any of the seven fit policies in
+"""Advance-reservation speed: 10^4 requests with any of the seven fit policies in
 under 5 s, the ratio to a straightforward list-based implementation of the paper's structure
 (``ar_reference.py``) measured side by side, and how the cost per request grows with the number
 of records in the structure.

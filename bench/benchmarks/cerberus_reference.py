@@ -3,8 +3,8 @@ measurement only.
 
 This is *not* a solver: it is not registered in ``schedbench.solvers``, has no ``Budget`` or
 deadline, returns a bare list of indices and no ``Decision``. It exists only so that
-``bench/dp_speed.py`` can time and measure it side by side with our ``dp`` solver on the same
-problems, in the same process, on the same machine (the paper reports no machine details, so
+``bench/benchmarks/dp_speed.py`` can time and measure it side by side with our ``dp`` solver on the
+same problems, in the same process, on the same machine (the paper reports no machine details, so
 its own numbers are not comparable with ours).
 
 What it reproduces (Cerberus, §"Solving the Optimization Problems", written here in our words):

@@ -1,4 +1,4 @@
-"""Cerberus speed, measured side by side in one run (issue 13's targets).
+"""Cerberus speed against its targets, measured side by side in one run.
 
 (a) The faithful reproduction of the six published runs (the shipped dataset ``cerberus``; generated
     workloads of the same size when it is absent): wall time per run and in all, median of

@@ -1,4 +1,4 @@
-"""Exact backends side by side, in one run (issue 4's speed section).
+"""Exact backends side by side, in one run.
 
     python bench/benchmarks/exact_backends.py [--quick] [--budget S] [--parts abc]
 
@@ -10,9 +10,10 @@
     ``dp`` and ``cpsat`` (1 and 2 workers), how often within the 15 s budget, and whether the
     front equals ``dp``'s.
 
-(c) Issue 17 target 4 ("exact backends that finish"); ``--parts c`` runs it alone.
+(c) Performance target 4 ("exact backends that finish", docs/figures.md#performance-frontier);
+    ``--parts c`` runs it alone.
     * The OR-Library files of ../shared/knapsack that are present (mknap1.txt, mknap2.txt,
-      mknapcb1.txt: 7 + 48 + 30 = the issue's 85 optima; a file dropped there is picked up, in
+      mknapcb1.txt: 7 + 48 + 30 = 85 published optima; a file dropped there is picked up, in
       either layout, ``read_knapsack_collection``) by ``cpsat`` and ``mip-highs``, 15 s each:
       proven, equal to the published optimum, median / worst latency, CPU seconds.
     * STAND-INS for mknapcb1 (labelled; never the real file): ``chu_beasley`` instances (Chu &
@@ -196,7 +197,7 @@ def _knapsack(name: str) -> Path:
 
 
 CLASSIC_SOLVERS = ("cpsat", "mip-highs", "bnb")
-#: The OR-Library files of issue 17 target 4 (7 + 48 + 30 = 85 published optima).
+#: The OR-Library files of performance target 4 (7 + 48 + 30 = 85 published optima).
 ORLIB_FILES = ("mknap1.txt", "mknap2.txt", "mknapcb1.txt")
 #: Zitzler-Thiele files with their published exact fronts (``.pareto``), when present.
 ZT_FILES = ("knapsack.100.2", "knapsack.250.2")
@@ -284,8 +285,8 @@ def _single_runs(label: str, known: list[KnownOptimum], quick: bool, rows: list[
 
 
 def part_c(quick: bool, fronts_only: bool = False) -> None:
-    """Issue 17 target 4: the OR-Library files present, Chu-Beasley stand-ins, Zitzler-Thiele."""
-    print("\n(c) issue 17 target 4: exact backends that finish")
+    """Performance target 4: the OR-Library files present, Chu-Beasley stand-ins, Zitzler-Thiele."""
+    print("\n(c) target 4: exact backends that finish")
     print(f"{_load()}; CPU = this process's threads + the MIP worker process")
     absent = [n for n in ORLIB_FILES + ZT_FILES if not _knapsack(n).exists()]
     if absent:
@@ -498,7 +499,7 @@ CHECK_LIMIT_S = 600.0
 def _fresh_seeds(n: int, seeds: tuple[int, ...]) -> dict[str, tuple[float, float, bool]]:
     """``bnb`` on freshly drawn Zitzler-Thiele-recipe instances (30 s budget): one and two
     workers; the fronts of the two runs must be equal (the two-phase reference of these seeds
-    takes ~5 min each: not recomputed here, see the notes of issue 17)."""
+    takes ~5 min each: not recomputed here)."""
     rows = []
     worst: dict[str, tuple[float, float]] = {}
     proven: dict[str, bool] = {}
@@ -606,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--parts",
         default="abc",
-        help="which parts to run, e.g. 'c' (issue 17 target 4 only; 'z': its 250-item stand-in front only)",
+        help="which parts to run, e.g. 'c' (performance target 4 only; 'z': its 250-item stand-in front only)",
     )
     args = parser.parse_args(argv)
     budget = Budget(deadline_s=args.budget)

@@ -1,10 +1,11 @@
-"""Reference mode against the authors' C simulator on the calibration day (issue 27, item 1).
+"""Reference mode against the authors' C simulator on the calibration day.
 
 The calibration day (the shipped dataset ``locality-day``, ``schedbench data show locality-day``
-says how every file was made; or a folder with the same files) holds one real day of the authors' Rackham workload (21,819 jobs, 1,511 evaluated), their
-machine file, and what their simulator (``github.com/MaximeGonthier/batch-simulator`` at
-``528fff6``) printed for the ten schedulers: ``summary.csv`` and ``<scheduler>.jobs.csv``, one
-row per evaluated job **in the order the jobs started**.
+says how every file was made; or a folder with the same files) holds one real day of the authors'
+Rackham workload (21,819 jobs, 1,511 evaluated), their machine file, and what their simulator
+(``github.com/MaximeGonthier/batch-simulator`` at ``528fff6``) printed for the ten schedulers:
+``summary.csv`` and ``<scheduler>.jobs.csv``, one row per evaluated job **in the order the jobs
+started**.
 
 :func:`compare` checks one of our runs against those files:
 
@@ -46,7 +47,7 @@ import numpy as np
 WORKLOAD = "2022-09-10_V10000_anonymous.txt"
 MACHINE = "rackham_450_128_32_256_4_1024.txt"
 SUMMARY = "summary.csv"
-#: Issue 27's targets.
+#: The calibration's targets: the evaluated-job count exact, totals and stretches within 1e-3.
 TOTALS_RTOL = 1e-3
 STRETCH_RTOL = 1e-3
 STRETCH_SHARE = 0.99
@@ -120,7 +121,7 @@ class Comparison:
 
     @property
     def ok(self) -> bool:
-        """Issue 27's targets: count exact, totals within 1e-3, ≥ 99 % of stretches."""
+        """The calibration's targets: count exact, totals within 1e-3, ≥ 99 % of stretches."""
         return (
             self.missing == 0
             and self.evaluated[0] == self.evaluated[1]

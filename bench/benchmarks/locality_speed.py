@@ -1,7 +1,6 @@
-"""Speed of the locality simulator (issues 15 and 27, "Speed"): the ten schedulers side by side
-on the same workloads, each one's CPU seconds and its ratio to FCFS on the same workload (issue
-27's target: every scheduler within 3× of FCFS, and under 60 s on a 35,000-job trace), with the
-worst case and the machine's load.
+"""Speed of the locality simulator: the ten schedulers side by side on the same workloads, each
+one's CPU seconds and its ratio to FCFS on the same workload (the target: every scheduler within 3×
+of FCFS, and under 60 s on a 35,000-job trace), with the worst case and the machine's load.
 
     .venv/bin/python bench/benchmarks/locality_speed.py [--case day week calibration]
         [--mode reference|paper] [--schedulers fcfs lea ...] [--profile lea]
@@ -9,12 +8,12 @@ worst case and the machine's load.
 Cases (default: all three; ``calibration`` only when its folder is there):
 
 * ``day`` — a generated one-day workload of about 20,000 jobs on the evaluated cluster
-  (486 × 20 cores), as in issue 15;
-* ``week`` — a generated week of about 35,000 jobs on 205 nodes, the size of the user's trace in
-  issue 27 (33,499 jobs, 205 nodes; LEA took 39× FCFS there before the speed work);
+  (486 × 20 cores);
+* ``week`` — a generated week of about 35,000 jobs on 205 nodes, the size of a user's trace
+  (33,499 jobs, 205 nodes; LEA took 39× FCFS there before the speed work);
 * ``calibration`` — the authors' real day (``--calibration DIR``, default the shipped dataset
   ``locality-day``: 21,819 jobs, 486 nodes). The authors' C simulator takes 2.5–19 s per
-  scheduler on it on this machine (issue 27's measurement), printed next to ours; and since the
+  scheduler on it on this machine (measured once, then quoted), printed next to ours; and since the
   folder holds that simulator's outputs, each row also compares our run with them
   (``locality_calibration.py``: evaluated jobs, transfer + wait and mean stretch ours / theirs,
   share of per-job stretches within 0.1 %, targets met).
@@ -60,7 +59,7 @@ import numpy as np
 
 TARGET_S = 60.0
 TARGET_RATIO = 3.0
-#: The authors' C simulator on the calibration day, per scheduler, on this machine (issue 27).
+#: The authors' C simulator on the calibration day, per scheduler, on this machine (measured once).
 C_RANGE_S = (2.5, 19.0)
 CASES = ("day", "week", "calibration")
 

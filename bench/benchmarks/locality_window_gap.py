@@ -1,17 +1,17 @@
 """The locality heuristics' per-decision quality as a gap to the exact window placement
-(issue 15, "beyond the paper"; model: ``simcore/locality/window.py``).
+(beyond the paper, docs/design.md#beyond-the-papers; model: ``simcore/locality/window.py``).
 
 Runs one scheduler (default ``lea``, reference mode) on a workload with a
 :class:`~schedbench.simcore.locality.window.WindowRecorder`, which records the first
 ``--window`` queued jobs at every full scheduler run; then, per recorded window, places it with
 each one-job-at-a-time rule (FCFS, EFT, LEA scores in the window model) and exactly with CP-SAT
-(``solvers/locality_window.py``, ``--budget`` seconds per window, one worker), and prints per
+(``bench/analysis/locality_window.py``, ``--budget`` seconds per window, one worker), and prints per
 rule the median / mean / worst relative gap to the optimum and how often the rule is optimal,
 and the exact solver's latency (median, worst) against the budget.
 
     .venv/bin/python bench/benchmarks/locality_window_gap.py [--workload FILE --system locality:N]
 
-``--closed-loop`` also runs :class:`~schedbench.solvers.locality_window.WindowExactScheduler`
+``--closed-loop`` also runs :class:`~schedbench.bench.analysis.locality_window.WindowExactScheduler`
 (the first ``--window`` jobs of every full scheduler run placed exactly, the rest by
 ``--scheduler``) and prints transfer + wait, stretch, queue time and core time against the
 plain scheduler and FCFS.
@@ -29,13 +29,13 @@ import time
 
 import numpy as np
 
+from schedbench.bench.analysis.locality_window import WindowExactScheduler, solve_window
 from schedbench.instances.locality_io import generate_locality, read_locality
 from schedbench.instances.systems import locality_platform
 from schedbench.simcore.locality import LocalityOptions, LocalityPlatform, simulate_locality
 from schedbench.simcore.locality.metrics import locality_metrics
 from schedbench.simcore.locality.registry import make_locality_scheduler
 from schedbench.simcore.locality.window import RULES, LocalityWindow, WindowRecorder
-from schedbench.solvers.locality_window import WindowExactScheduler, solve_window
 
 FIGURE = {
     "name": "locality-window-gap",

@@ -3,8 +3,8 @@ exact reference) on Theta-like BBSched windows (``instances.windows.theta_window
 
 Usage::
 
-    python bench/mip_speed.py            # the numbers to quote
-    python bench/mip_speed.py --quick    # fewer seeds, a couple of minutes
+    python bench/benchmarks/mip_speed.py            # the numbers to quote
+    python bench/benchmarks/mip_speed.py --quick    # fewer seeds, a couple of minutes
 
 Part (a) — single objective (M = 1) at w = 50 (and 100 unless --quick), resources nodes and BB GB:
 

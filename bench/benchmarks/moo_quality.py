@@ -3,8 +3,8 @@ Measured side by side, in one run, on this machine.
 
 Usage::
 
-    python bench/moo_quality.py            # full: 20 seeds per window size, the numbers to quote
-    python bench/moo_quality.py --quick    # 5 seeds, about a minute (NSGA-II dominates the time)
+    python bench/benchmarks/moo_quality.py          # full: 20 seeds per w, the numbers to quote
+    python bench/benchmarks/moo_quality.py --quick  # 5 seeds, about a minute (mostly NSGA-II)
 
 For w = 20, 50, 100 and several seeds of ``instances.windows.theta_window`` (BBSched windows on
 Theta: nodes and burst buffer, the objectives are the two demands):
@@ -31,7 +31,7 @@ al. 2015) with objectives normalised by Z's ideal and nadir — for maximisation
 no feasible selection answers the empty selection (our solvers do so; an NSGA-II run without a
 feasible individual is scored the same way and counted in the ``no feasible`` column).
 
-Targets (issue 4), printed next to the results: ``ga`` median <= 5 ms at w = 20; ``moo`` found
+Targets, printed next to the results: ``ga`` median <= 5 ms at w = 20; ``moo`` found
 share and IGD+ at least as good as NSGA-II's at every w, median <= 50 ms.
 
 The script reports; it does not gate: the exit status is 0 whatever the numbers.
@@ -339,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
 
-    print("\nTargets (issue 4):")
+    print("\nTargets:")
     for line in target_lines({m.name: m for m in methods}, args.windows):
         print("  " + line)
     for note in notes:

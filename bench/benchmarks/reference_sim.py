@@ -1,4 +1,4 @@
-"""A straightforward FCFS + EASY simulator: the yardstick for ``bench/sim_speed.py``.
+"""A straightforward FCFS + EASY simulator: the yardstick for ``bench/benchmarks/sim_speed.py``.
 
 Written the way simple research simulators usually are — one dict per job, the running list
 re-sorted at every pass, the queue scanned from the front — and deliberately *not* optimised.
@@ -8,8 +8,9 @@ FCFS order while the head fits; EASY reservation for the head from requested end
 releases at the same instant applied together); backfill a job if it fits now and either ends
 by the shadow time or fits in the nodes left over then; kill at the requested time.
 
-Because the semantics are the same, the schedules must be identical — ``tests/test_sim_reference``
-checks that, which makes this file a correctness oracle as well as a speed baseline.
+Because the semantics are the same, the schedules must be identical —
+``tests/test_sim_reference.py`` checks that, which makes this file a correctness oracle as well as a
+speed baseline.
 """
 
 from __future__ import annotations

@@ -1,34 +1,35 @@
-"""Simulation speed and memory (issue 3 targets), measured side by side in one run.
+"""Simulation speed and memory against their targets, measured side by side in one run.
 
-    .venv/bin/python bench/sim_speed.py            # full: KTH, Lublin 100k, 1M-job memory
-    .venv/bin/python bench/sim_speed.py --quick    # KTH and Lublin 20k only
-    .venv/bin/python bench/sim_speed.py --issue17  # only issue 17's section (targets 5, 6)
+    .venv/bin/python bench/benchmarks/sim_speed.py            # KTH, Lublin 100k, 1M-job memory
+    .venv/bin/python bench/benchmarks/sim_speed.py --quick    # KTH and Lublin 20k only
+    .venv/bin/python bench/benchmarks/sim_speed.py --targets  # only performance targets 5, 6
 
 Targets: FCFS + EASY at >= 10,000 jobs/s on the KTH-SP2 log (28k jobs) and on a 100,000-job
 Lublin workload; peak memory under 1 GB for a 1,000,000-job workload (generation + simulation,
 measured as the peak resident set size of a child process, so imports and numpy count too).
 
-Issue 17 (target 5 and the conservative part of target 6), printed in a section of its own:
+Performance target 5 and the conservative part of target 6 (docs/figures.md#performance-frontier),
+printed in a section of its own:
 FCFS + EASY >= 100,000 jobs/s in-process on a 188,000-job trace — on the largest real trace in
 the shipped KTH-SP2 log (28,476 jobs) and, since no trace at hand has 188,000 jobs, on a
 188,000-job synthetic Lublin workload standing in for it (256 and 4,096 nodes; labelled
 STAND-IN; not with --quick) —, a 1,000,000-job Lublin workload under FCFS + EASY in < 60 s with
 peak memory < 1 GB (child process, from the memory run below), FCFS + conservative backfilling
 >= 25,000 jobs/s on KTH-SP2, measured in rounds side by side with EASY and with conservative's
-from-scratch pass of before issue 17 (``ConservativeBackfill(incremental=False)``; the row says
+from-scratch pass (``ConservativeBackfill(incremental=False)``; the row says
 whether both give the same schedule), and the time of one scheduling pass against the queue
 length (KTH-SP2, FCFS + EASY, conservative and conservative's full pass: median per
 queue-length bin, a table and ``figures/pass-time-vs-queue.png``). A pass is timed from the
 engine's call of the policy to the end of the actions it yields (the engine's handling of those
-actions included). The issue 17 rows give each rate by wall time and by the process's CPU
+actions included). The rows of that section give each rate by wall time and by the process's CPU
 time, and a verdict for each: on a shared machine the wall time includes the time spent waiting
 for a core, which says more about the neighbours than about the simulator.
 
-Each speed row is the median of ``--repeat`` runs. The yardstick is ``bench/reference_sim.py``,
-a deliberately plain simulator with the same semantics (its schedules are identical, see
-``tests/test_sim_reference.py``); it is run once per workload because it is slow on long queues.
-Machines here are shared and noisy: compare the ratio within one run, not absolute numbers
-across runs.
+Each speed row is the median of ``--repeat`` runs. The yardstick is
+``bench/benchmarks/reference_sim.py``, a deliberately plain simulator with the same semantics (its
+schedules are identical, see ``tests/test_sim_reference.py``); it is run once per workload because
+it is slow on long queues. Machines here are shared and noisy: compare the ratio within one run, not
+absolute numbers across runs.
 """
 
 from __future__ import annotations
@@ -64,11 +65,11 @@ from schedbench.simcore.system import System  # noqa: E402
 KTH = datasets.path("kth-sp2")  # shipped with the package (gzip SWF)
 TARGET_JOBS_PER_S = 10_000
 TARGET_PEAK_MB = 1024
-#: Issue 17: target 5 (FCFS + EASY jobs/s; the 1M-job run's seconds) and target 6 (conservative).
+#: Performance target 5 (FCFS + EASY jobs/s; the 1M-job run's seconds) and 6 (conservative).
 I17_EASY_JOBS_PER_S = 100_000
 I17_MILLION_S = 60.0
 I17_CONSERVATIVE_JOBS_PER_S = 25_000
-I17_TODAY = {"easy": 56_000, "conservative": 6_600}  # issue 17's "today" on KTH-SP2
+I17_TODAY = {"easy": 56_000, "conservative": 6_600}  # the prior values on KTH-SP2
 PASS_PLOT = Path(__file__).resolve().parent / "figures" / "pass-time-vs-queue.png"
 
 #: What ``figures.py`` runs to regenerate this script's block of docs/figures.md (``make figures``).
@@ -171,7 +172,7 @@ PASS_LABELS = {"easy": "easy", "conservative": "cons.", "conservative-full": "co
 
 def _timed_policy(backfill: str, record: list[tuple[int, float]]) -> NaivePolicy:
     """A NaivePolicy whose passes are timed: (queue length, seconds) per pass into ``record``.
-    ``conservative-full``: conservative with the from-scratch pass of before issue 17."""
+    ``conservative-full``: conservative with the from-scratch pass (the plain path)."""
     bf = ConservativeBackfill(incremental=False) if backfill == "conservative-full" else backfill
     policy = NaivePolicy(backfill=bf)
     inner = policy.schedule
@@ -314,19 +315,19 @@ def _verdict(n: int, times: list[float], target: float) -> str:
     return f">= {target:,.0f}: {'yes' if wall else 'no'} (by CPU time: {'yes' if cpu else 'no'})"
 
 
-#: Issue 17 target 5: the 188,000-job trace the issue names is not in ../shared/traces, so a
+#: Performance target 5: no 188,000-job trace is at hand, so a
 #: synthetic Lublin workload of that size stands in, on the node counts of the Lublin rows above
 #: (256) and of the 1,000,000-job run (4,096).
 STAND_IN_JOBS = 188_000
 STAND_IN_NODES = (256, 4096)
 
 
-def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) -> None:
-    """Issue 17 targets 5 and 6 (conservative): rates side by side in one run, verdicts."""
-    print("\nissue 17: simulator scale (target 5) and conservative backfilling (target 6)")
+def targets_section(kth, repeat: int, million: list[str] | None, quick: bool) -> None:
+    """Performance targets 5 and 6 (conservative): rates side by side in one run, verdicts."""
+    print("\ntargets: simulator scale (target 5) and conservative backfilling (target 6)")
     print(
-        "largest real trace in ../shared/traces: KTH-SP2 (the issue's 188,000-job trace is not "
-        f"there: a {STAND_IN_JOBS:,}-job Lublin workload stands in, labelled as such)"
+        "largest real trace shipped: KTH-SP2 (no 188,000-job trace is at hand: "
+        f"a {STAND_IN_JOBS:,}-job Lublin workload stands in, labelled as such)"
     )
     rows: list[list[str]] = []
 
@@ -361,7 +362,7 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
             [
                 "5. fcfs+easy, KTH-SP2",
                 _rates(n, easy_t),
-                f"issue today {I17_TODAY['easy']:,}: {easy / I17_TODAY['easy']:.2f}x",
+                f"prior value {I17_TODAY['easy']:,}: {easy / I17_TODAY['easy']:.2f}x",
                 _verdict(n, easy_t, I17_EASY_JOBS_PER_S),
             ],
         )
@@ -371,9 +372,9 @@ def issue17_section(kth, repeat: int, million: list[str] | None, quick: bool) ->
                 "6. fcfs+conservative, KTH-SP2",
                 _rates(n, cons_t),
                 f"EASY same run {easy:,.0f}: {cons / easy:.2f}x (CPU time "
-                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, easy_t):.2f}x); full pass (before issue "
-                f"17) same run {old:,.0f}: {cons / old:.2f}x (CPU time "
-                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, old_t):.2f}x); issue today "
+                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, easy_t):.2f}x); full pass (incremental "
+                f"off) same run {old:,.0f}: {cons / old:.2f}x (CPU time "
+                f"{_cpu_rate(n, cons_t) / _cpu_rate(n, old_t):.2f}x); prior value "
                 f"{I17_TODAY['conservative']:,}: {cons / I17_TODAY['conservative']:.2f}x; "
                 f"same schedule as the full pass: {'yes' if same else 'NO'}",
                 _verdict(n, cons_t, I17_CONSERVATIVE_JOBS_PER_S),
@@ -429,10 +430,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small workloads, no 1M-job memory run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per speed row (median)")
     ap.add_argument(
-        "--issue17",
+        "--targets",
         action="store_true",
-        help="only the issue 17 section (no issue 3 rows, no 1M-job run; the stand-in unless "
-        "--quick)",
+        help="only the section of performance targets 5 and 6 (no other rows, no 1M-job run; "
+        "the stand-in unless --quick)",
     )
     args = ap.parse_args(argv)
     print(machine_line())
@@ -441,8 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     if KTH.exists():
         w = read_swf(KTH)
         kth = (w, System.simple("kth", w.machine_size or int(w.nodes.max())))
-    if args.issue17:
-        issue17_section(kth, args.repeat, None, args.quick)
+    if args.targets:
+        targets_section(kth, args.repeat, None, args.quick)
         return 0
     if kth is not None:
         rows += speed_rows(
@@ -501,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
             )
         )
-    issue17_section(kth, args.repeat, mem[0] if mem else None, args.quick)
+    targets_section(kth, args.repeat, mem[0] if mem else None, args.quick)
     return 0
 
 

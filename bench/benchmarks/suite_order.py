@@ -1,5 +1,6 @@
 """Suites of very unequal cells: Dask speed-up with 2 workers, plan order against longest-first
-(issue 17, target 6: >= 1.7x; 1.4x before cells were ordered).
+(performance target 6: >= 1.7x; 1.4x before cells were ordered;
+docs/figures.md#performance-frontier).
 
     .venv/bin/python bench/benchmarks/suite_order.py [--quick]
 
@@ -137,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         f"6. suite of unequal cells >= {TARGET}x with 2 workers (Dask)",
         f"longest-first **{lpt:.2f}x** ({long_cells} cells of w=24, {short_cells} of w=20; "
         f"spans {lpt_spans} s against {base:.1f} s on 1 worker)",
-        f"plan order same run {plan:.2f}x; issue today 1.4x",
+        f"plan order same run {plan:.2f}x; prior value 1.4x",
         lpt >= TARGET,
     )
     return 0

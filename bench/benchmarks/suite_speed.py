@@ -1,6 +1,6 @@
-"""Suite runner overhead and parallel speed-up (issue 5 targets), side by side in one run.
+"""Suite runner overhead and parallel speed-up against their targets, side by side in one run.
 
-    .venv/bin/python bench/suite_speed.py [--quick]
+    .venv/bin/python bench/benchmarks/suite_speed.py [--quick]
 
 1. **Overhead per decision cell** — everything but the solve: building the payload, shipping it
    to a worker, the quality metrics, shipping the row back, committing it to the SQLite store.

@@ -1,7 +1,7 @@
 """pytest-benchmark suite for the simulator (not in the default test pass).
 
 Run: ``make bench-pytest``. Jobs per second go into ``extra_info``; the side-by-side ratios and
-the 1M-job memory figure are in ``bench/sim_speed.py``.
+the 1M-job memory figure are in ``bench/benchmarks/sim_speed.py``.
 """
 
 from __future__ import annotations

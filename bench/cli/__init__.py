@@ -1,4 +1,4 @@
-"""The ``schedbench`` command line (DESIGN.md "The command line" is the contract): one entry
+"""The ``schedbench`` command line (docs/reference/cli.md is the contract): one entry
 point, one module per sub-command.
 
 Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command name to

@@ -1,7 +1,7 @@
 """``schedbench solve PROBLEM.json --solver NAME [--budget S] [--seed N] [--set k=v ...]``: the
-decision as JSON on stdout (DESIGN.md contract: ``status``, ``selected``, ``objectives``,
-``pareto``, ``latency_s``, ``solver`` for selection problems; each kind's own answer fields
-otherwise, e.g. ``node`` and ``start`` for placement). Exit 1 when the solver answered
+decision as JSON on stdout (the contract of docs/reference/cli.md: ``status``, ``selected``,
+``objectives``, ``pareto``, ``latency_s``, ``solver`` for selection problems; each kind's own answer
+fields otherwise, e.g. ``node`` and ``start`` for placement). Exit 1 when the solver answered
 ``error``."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``schedbench compare BASE HEAD --fail METRIC:THRESHOLD …``: a regression gate over two stores.
 
-BASE and HEAD are results stores (``bench/store.py``), typically the same suite run before and
-after a change. The command compares them metric by metric and exits non-zero when a metric
-named in ``--fail`` got worse by more than its threshold (DESIGN.md "The command line").
+BASE and HEAD are results stores (``bench/store/sqlite.py``), typically the same suite run before
+and after a change. The command compares them metric by metric and exits non-zero when a metric
+named in ``--fail`` got worse by more than its threshold (docs/reference/cli.md).
 
 Thresholds
     ``METRIC:5%`` allows HEAD to be worse than BASE by 5 % of BASE's value (of its magnitude;
@@ -394,8 +394,9 @@ def _number(value: Any) -> float | None:
 
 
 def _align_key(row: Mapping[str, Any]) -> tuple[Any, ...]:
-    # The instance by content (issue 12): a renamed label still aligns, a changed problem does
-    # not. Cells stored without a hash (failed cells of stores written before) use the label.
+    # The instance by content (docs/design.md#results-that-survive-a-crash): a renamed label still
+    # aligns, a changed problem does not. Cells stored without a hash (failed cells of stores
+    # written before) use the label.
     return (
         row.get("suite"),
         row.get("family"),

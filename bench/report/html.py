@@ -97,7 +97,7 @@ def add_below(fig: Any, text: str, **kwargs: Any) -> Any:
 
 def _stamp(fig: Any) -> None:
     source = _SOURCE.get()
-    if source:  # every picture says where it came from (issue 18)
+    if source:  # every picture says where it came from, so it can be redrawn
         add_below(fig, source, fontsize=6, color="0.35")
 
 

@@ -1,7 +1,7 @@
-"""Pictures of a schedule (issue 18): a Gantt chart of the jobs over time × nodes, and the use of
-nodes, burst buffer and SSD and the queue length over time. ``schedbench plot gantt|usage
-RUN_DIR [RUN_DIR]`` draws them from a run's folder; the HTML report embeds them for simulation
-cells.
+"""Pictures of a schedule (docs/design.md#output-people-read): a Gantt chart of the jobs over time ×
+nodes, and the use of nodes, burst buffer and SSD and the queue length over time. ``schedbench plot
+gantt|usage RUN_DIR [RUN_DIR]`` draws them from a run's folder; the HTML report embeds them for
+simulation cells.
 
 Run folders of every core are read (:data:`JOB_FILES`): ``schedbench simulate`` and the suite
 cells (``bench/run/outputs.py``: jobs.csv, usage.csv, metrics.json), Cerberus ``simulate`` and

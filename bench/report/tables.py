@@ -1,9 +1,9 @@
 """Leaderboards over the results store, for the terminal and Markdown.
 
-Input is a list of row dicts as ``ResultStore.rows()`` returns them (bench/store.py). Nothing here
-recomputes a metric: quality numbers are the per-cell records of ``bench.quality.decision_quality``
-and ``simcore.metrics.compute_metrics`` that the runner stored, and the latency summaries come
-from ``bench.quality.latency_stats`` (failures charged the budget).
+Input is a list of row dicts as ``ResultStore.rows()`` returns them (bench/store/sqlite.py). Nothing
+here recomputes a metric: quality numbers are the per-cell records of
+``bench.quality.decision_quality`` and ``simcore.metrics.compute_metrics`` that the runner stored,
+and the latency summaries come from ``bench.quality.latency_stats`` (failures charged the budget).
 
 Decision leaderboard (:func:`decision_leaderboard`)
     One row per solver id (or per (family, solver) with ``by_family=True``). A cell *failed* when
@@ -33,7 +33,7 @@ Simulation leaderboard (:func:`simulation_leaderboard`)
     ``vs_baseline`` is the mean of the Kiviat axes (below): 1 = as the scenario's baseline,
     above 1 better; rows are sorted by family, scenario, then that value, best first.
 
-Kiviat charts (BBSched Figures 13–14), on a fixed scale (issue 18)
+Kiviat charts (BBSched Figures 13–14), on a fixed scale
     Axes: node usage, BB usage, avg wait, avg slowdown, and SSD usage and SSD waste when present;
     a Cerberus scenario's: makespan, avg response, CPU and BB utilisation
     (``simcore/cerberus/metrics.py``; their columns appear when some run has them).

@@ -132,9 +132,9 @@ def format_summary(metrics: Mapping[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Leaderboards that fit a terminal (issue 18): a few columns, units in the headers, numbers
-# rounded to what the noise allows, a legend from the metric catalogue under the table.
-# ``--wide`` prints every column instead (``tables.format_table``).
+# Leaderboards that fit a terminal (docs/design.md#output-people-read): a few columns, units in the
+# headers, numbers rounded to what the noise allows, a legend from the metric catalogue under the
+# table. ``--wide`` prints every column instead (``tables.format_table``).
 # ---------------------------------------------------------------------------------------------
 
 #: Default width of terminal tables (characters).

@@ -1,4 +1,4 @@
-"""Paper reproductions: ``schedbench reproduce PAPER ...`` (DESIGN.md "The command line").
+"""Paper reproductions: ``schedbench reproduce PAPER ...`` (docs/reference/cli.md).
 
 Each paper is one module of this package (``bbsched``, ``cerberus``, ``locality``, ``ar``)
 defining

@@ -2,7 +2,7 @@
 (``papers/advance-reservation-with-deadlines.txt``): the seven fit policies on Lublin–Feitelson
 request streams, Figures 2–7 — or a replay of one request stream.
 
-Two forms (issue 14, items 7 and 8):
+Two forms:
 
 * **replay** — ``schedbench reproduce ar --requests FILE.csv --pes N --policy NAME --out DIR``
   serves the CSV's requests (``id, arrival_s, ready_s, duration_s, deadline_s, pes``) with a fit
@@ -27,7 +27,7 @@ Two forms (issue 14, items 7 and 8):
 
 ``offline_bound`` in ``results.csv`` is the mean over seeds of the largest acceptance any
 schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
-``solvers/ar_offline.py``; its proven upper bound where it did not prove optimality within
+``bench/analysis/ar_offline.py``; its proven upper bound where it did not prove optimality within
 ``--bound-time`` — ``bounds.csv`` says which), not on all ``--jobs`` requests: at UMed 7, af 1,
 {3,3} CP-SAT proves most streams of 80 requests within 10 s and few of 100
 (``bench/benchmarks/ar_offline_reach.py``).
@@ -215,7 +215,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     exp.add_argument(
         "--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes"
     )
-    sem = p.add_argument_group("semantics (both forms; the defaults are issue 14's pinned rules)")
+    sem = p.add_argument_group(
+        "semantics (both forms; the defaults pin what the paper leaves open: docs/design.md)"
+    )
     sem.add_argument(
         "--unbounded-end",
         type=int,
@@ -426,7 +428,7 @@ def run_task(task: Task) -> dict[str, Any]:
             for p in task.policies
         }
     if task.bound_jobs > 0:
-        from schedbench.solvers.ar_offline import offline_bound
+        from schedbench.bench.analysis.ar_offline import offline_bound
 
         prefix = requests[: task.bound_jobs]
         on_prefix = {
@@ -884,271 +886,343 @@ def agreement(
 ) -> list[dict[str, Any]]:
     """The paper's findings (Section 6.2, abstract), each checked against our results. "At the
     top" means within the 95 % interval of the best. ``sensitivity``: acceptance at the base
-    setting with the other T_end convention, quoted where it explains a difference."""
+    setting with the other T_end convention, quoted where it explains a difference. One helper
+    per figure (or group of findings); the rows come in the paper's order."""
     have = set(policies)
+    paper7 = [p for p in PAPER_POLICIES if p in have]
+    pedu = _pedu_reason(sensitivity, unbounded_end)
+    exps = {r["experiment"] for r in rows}
     out: list[dict[str, Any]] = []
-    pinned = unbounded_end == UNBOUNDED_END
-    pedu_reason = (
+    if "umed" in exps:
+        out += _umed_acceptance(rows, have, paper7, pedu)
+        out += _umed_slowdown(rows, have, paper7)
+    out += _ff_lowest_slowdown(rows, exps, have)
+    if "af" in exps:
+        out += _af_trends(rows, paper7)
+    if {"umed", "af"} <= exps and len(paper7) >= 3:
+        out.append(_ranking_alike(rows, paper7))
+    if "flex" in exps:
+        out += _flex_findings(rows, have, paper7, pedu)
+    if "pe-w" in have:
+        out.append(_pe_w_overall(rows, exps))
+    return out
+
+
+def _finding(finding: str, paper: str, ours: str, agree: bool, reason: str = "") -> dict[str, Any]:
+    """One row of the agreement table; a disagreement without a reason of its own gets the
+    causes common to every finding."""
+    return {
+        "finding": finding,
+        "paper": paper,
+        "ours": ours,
+        "agree": "yes" if agree else "no",
+        "reason": "" if agree else (reason or _CAUSES),
+    }
+
+
+def _pedu_reason(sensitivity: dict[str, float] | None, unbounded_end: int) -> str:
+    """Why PEDu_B and PEDu_W behave unlike the paper's under the pinned T_end (empty with the
+    other convention)."""
+    if unbounded_end != UNBOUNDED_END:
+        return ""
+    return (
         "the pinned T_end = t_dl + 10^9 of an unbounded rectangle makes every bounded rectangle "
         "smaller than every unbounded one: PEDu_B fills closed holes (like FF, Du_W) and PEDu_W "
         "takes the widest open rectangle (like PE_W); "
         + _sensitivity_text(sensitivity, ["ff", "pedu-b", "pedu-w", "pe-w", "du-b"])
-        if pinned
-        else ""
     )
 
-    def add(finding: str, paper: str, ours: str, agree: bool, reason: str = "") -> None:
-        out.append(
-            {
-                "finding": finding,
-                "paper": paper,
-                "ours": ours,
-                "agree": "yes" if agree else "no",
-                "reason": "" if agree else (reason or _CAUSES),
-            }
-        )
 
-    exps = {r["experiment"] for r in rows}
-    paper7 = [p for p in PAPER_POLICIES if p in have]
-    if "umed" in exps:
-        acc, ci = _table(rows, "umed", "acceptance"), _ci(rows, "umed", "acceptance")
-        ok, text, _bad = _trend(acc, paper7, rising=False)
-        add("acceptance falls as UMed grows", "Fig. 2: all strategies decrease gradually", text, ok)
-        if {"pe-w", "du-b"} <= have:
-            tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
-            ok = all({"pe-w", "du-b"} <= set(t) for t in tops.values())
-            others = sorted({p for t in tops.values() for p in t} - {"pe-w", "du-b"})
-            text = "; ".join(
-                f"UMed {_xs(x)}: {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
+def _umed_acceptance(
+    rows: list[dict[str, Any]], have: set[str], paper7: list[str], pedu: str
+) -> list[dict[str, Any]]:
+    """Figure 2: acceptance against UMed (falls; PE_W and Du_B on top; three pairs; FF beaten)."""
+    out: list[dict[str, Any]] = []
+    acc, ci = _table(rows, "umed", "acceptance"), _ci(rows, "umed", "acceptance")
+    ok, text, _bad = _trend(acc, paper7, rising=False)
+    out.append(
+        _finding(
+            "acceptance falls as UMed grows", "Fig. 2: all strategies decrease gradually", text, ok
+        )
+    )
+    if {"pe-w", "du-b"} <= have:
+        tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
+        ok = all({"pe-w", "du-b"} <= set(t) for t in tops.values())
+        others = sorted({p for t in tops.values() for p in t} - {"pe-w", "du-b"})
+        text = "; ".join(
+            f"UMed {_xs(x)}: {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
+        )
+        row = _finding(
+            "PE_W and Du_B accept the most at every UMed",
+            "Fig. 2: PE_W and Du_B clearly the best for all UMed values",
+            "at the top (95 % intervals overlap the best): " + text,
+            ok,
+        )
+        if ok and others:
+            row["reason"] = f"also at the top: {', '.join(LABELS.get(p, p) for p in others)}; " + (
+                pedu if "pedu-w" in others else ""
             )
-            add(
-                "PE_W and Du_B accept the most at every UMed",
-                "Fig. 2: PE_W and Du_B clearly the best for all UMed values",
-                "at the top (95 % intervals overlap the best): " + text,
-                ok,
-            )
-            if ok and others:
-                out[-1]["reason"] = (
-                    f"also at the top: {', '.join(LABELS.get(p, p) for p in others)}; "
-                    + (pedu_reason if "pedu-w" in others else "")
-                )
-        pairs = [("pe-w", "du-b"), ("pedu-b", "pedu-w"), ("pe-b", "du-w")]
-        if all(a in have and b in have for a, b in pairs):
-            close = {
-                (a, b): all(
-                    abs(v[a] - v[b]) <= max(0.01, ci[x][a] + ci[x][b]) for x, v in acc.items()
-                )
-                for a, b in pairs
-            }
-            gaps = {(a, b): max(abs(v[a] - v[b]) for v in acc.values()) for a, b in pairs}
-            text = "largest gap within a pair: " + ", ".join(
-                f"{LABELS[a]}/{LABELS[b]} {gaps[(a, b)]:.3f}{'' if close[(a, b)] else ' (apart)'}"
-                for a, b in pairs
-            )
-            ok = all(close.values())
-            reason = pedu_reason if not close[("pedu-b", "pedu-w")] else ""
-            add(
+        out.append(row)
+    pairs = [("pe-w", "du-b"), ("pedu-b", "pedu-w"), ("pe-b", "du-w")]
+    if all(a in have and b in have for a, b in pairs):
+        close = {
+            (a, b): all(abs(v[a] - v[b]) <= max(0.01, ci[x][a] + ci[x][b]) for x, v in acc.items())
+            for a, b in pairs
+        }
+        gaps = {(a, b): max(abs(v[a] - v[b]) for v in acc.values()) for a, b in pairs}
+        text = "largest gap within a pair: " + ", ".join(
+            f"{LABELS[a]}/{LABELS[b]} {gaps[(a, b)]:.3f}{'' if close[(a, b)] else ' (apart)'}"
+            for a, b in pairs
+        )
+        out.append(
+            _finding(
                 "three pairs with almost identical acceptance",
                 "Fig. 2: PE_W~Du_B, PEDu_B~PEDu_W, PE_B~Du_W",
                 text,
-                ok,
-                reason,
+                all(close.values()),
+                pedu if not close[("pedu-b", "pedu-w")] else "",
             )
-        better = [p for p in ("pe-w", "du-b", "pedu-b", "pedu-w") if p in have]
-        worse = [p for p in ("pe-b", "du-w") if p in have]
-        if "ff" in have and better:
-            beats = {
-                p: all(v[p] - v["ff"] > ci[x][p] + ci[x]["ff"] for x, v in acc.items())
-                for p in better + worse
-            }
-            ok = all(beats[p] for p in better) and not any(beats[p] for p in worse)
-            text = ", ".join(
-                f"{LABELS[p]} {'above' if beats[p] else 'not above'} FF everywhere" for p in beats
-            )
-            reason = pedu_reason if not beats.get("pedu-b", True) else ""
-            add(
+        )
+    better = [p for p in ("pe-w", "du-b", "pedu-b", "pedu-w") if p in have]
+    worse = [p for p in ("pe-b", "du-w") if p in have]
+    if "ff" in have and better:
+        beats = {
+            p: all(v[p] - v["ff"] > ci[x][p] + ci[x]["ff"] for x, v in acc.items())
+            for p in better + worse
+        }
+        text = ", ".join(
+            f"{LABELS[p]} {'above' if beats[p] else 'not above'} FF everywhere" for p in beats
+        )
+        out.append(
+            _finding(
                 "all but PE_B and Du_W outperform FF",
                 "Fig. 2: except PE_B and Du_W, all other four strategies outperform FF",
                 text + " (above: beyond the 95 % intervals)",
-                ok,
-                reason,
+                all(beats[p] for p in better) and not any(beats[p] for p in worse),
+                pedu if not beats.get("pedu-b", True) else "",
             )
-        slow = _table(rows, "umed", "slowdown")
-        ok, text, _bad = _trend(slow, paper7, rising=True)
-        add(
+        )
+    return out
+
+
+def _umed_slowdown(
+    rows: list[dict[str, Any]], have: set[str], paper7: list[str]
+) -> list[dict[str, Any]]:
+    """Figure 3: slowdown against UMed (grows; the pairs again; PEDu_B and PEDu_W apart)."""
+    out: list[dict[str, Any]] = []
+    slow = _table(rows, "umed", "slowdown")
+    ok, text, _bad = _trend(slow, paper7, rising=True)
+    out.append(
+        _finding(
             "slowdown grows with UMed",
             "Fig. 3: slowdowns of all strategies increase in general",
             text,
             ok,
         )
-        slow_pairs = [("pe-w", "du-b"), ("pe-b", "du-w")]
-        if all(a in have and b in have for a, b in slow_pairs):
-            cis = _ci(rows, "umed", "slowdown")
-            # "similar": within the two 95 % intervals, or within 2 % of the slowdown
-            near = {
-                (a, b): all(
-                    abs(v[a] - v[b]) <= max(0.02 * max(v[a], v[b]), cis[x][a] + cis[x][b])
-                    for x, v in slow.items()
-                )
-                for a, b in slow_pairs
-            }
-            text = "largest gap within a pair: " + ", ".join(
-                f"{LABELS[a]}/{LABELS[b]} "
-                f"{max(abs(v[a] - v[b]) for v in slow.values()):.3f}"
-                f"{'' if near[(a, b)] else ' (apart)'}"
-                for a, b in slow_pairs
+    )
+    slow_pairs = [("pe-w", "du-b"), ("pe-b", "du-w")]
+    if all(a in have and b in have for a, b in slow_pairs):
+        cis = _ci(rows, "umed", "slowdown")
+        # "similar": within the two 95 % intervals, or within 2 % of the slowdown
+        near = {
+            (a, b): all(
+                abs(v[a] - v[b]) <= max(0.02 * max(v[a], v[b]), cis[x][a] + cis[x][b])
+                for x, v in slow.items()
             )
-            add(
+            for a, b in slow_pairs
+        }
+        text = "largest gap within a pair: " + ", ".join(
+            f"{LABELS[a]}/{LABELS[b]} "
+            f"{max(abs(v[a] - v[b]) for v in slow.values()):.3f}"
+            f"{'' if near[(a, b)] else ' (apart)'}"
+            for a, b in slow_pairs
+        )
+        out.append(
+            _finding(
                 "PE_W~Du_B and PE_B~Du_W in slowdown too",
                 "Fig. 3: PE_W and Du_B, and PE_B and Du_W, similar again as in Fig. 2",
                 text + " (similar: within the 95 % intervals or 2 %)",
                 all(near.values()),
             )
-        if {"pedu-b", "pedu-w"} <= have:
-            gap = [abs(v["pedu-b"] - v["pedu-w"]) for v in slow.values()]
-            cis = _ci(rows, "umed", "slowdown")
-            apart = all(
-                g > cis[x]["pedu-b"] + cis[x]["pedu-w"] for g, x in zip(gap, slow, strict=True)
-            )
-            add(
+        )
+    if {"pedu-b", "pedu-w"} <= have:
+        gap = [abs(v["pedu-b"] - v["pedu-w"]) for v in slow.values()]
+        cis = _ci(rows, "umed", "slowdown")
+        apart = all(g > cis[x]["pedu-b"] + cis[x]["pedu-w"] for g, x in zip(gap, slow, strict=True))
+        out.append(
+            _finding(
                 "PEDu_B and PEDu_W differ in slowdown",
                 "Fig. 3: PEDu_B and PEDu_W surprisingly different",
                 "PEDu_W - PEDu_B: "
                 + ", ".join(f"{_xs(x)} {v['pedu-w'] - v['pedu-b']:+.3f}" for x, v in slow.items()),
                 apart,
             )
+        )
+    return out
+
+
+def _ff_lowest_slowdown(
+    rows: list[dict[str, Any]], exps: set[str], have: set[str]
+) -> list[dict[str, Any]]:
+    """Figures 3, 5 and 7: FF always has the smallest slowdown."""
+    out: list[dict[str, Any]] = []
     for exp, fig in (("umed", "Fig. 3"), ("af", "Fig. 5"), ("flex", "Fig. 7")):
         if exp in exps and "ff" in have:
-            slow, ci = _table(rows, exp, "slowdown"), _ci(rows, exp, "slowdown")
+            slow = _table(rows, exp, "slowdown")
             lowest = {x: min(v, key=v.__getitem__) for x, v in slow.items()}
-            ok = all(p == "ff" for p in lowest.values())
             text = "lowest: " + ", ".join(f"{_xs(x)} {LABELS.get(p, p)}" for x, p in lowest.items())
-            add(
-                f"FF has the lowest slowdown ({exp})",
-                f"{fig}: FF always the smallest slowdown",
-                text,
-                ok,
+            out.append(
+                _finding(
+                    f"FF has the lowest slowdown ({exp})",
+                    f"{fig}: FF always the smallest slowdown",
+                    text,
+                    all(p == "ff" for p in lowest.values()),
+                )
             )
-    if "af" in exps:
-        ok, text, _bad = _trend(_table(rows, "af", "acceptance"), paper7, rising=False)
-        add(
+    return out
+
+
+def _af_trends(rows: list[dict[str, Any]], paper7: list[str]) -> list[dict[str, Any]]:
+    """Figures 4 and 5: acceptance falls and slowdown grows with the arrival factor."""
+    ok_acc, text_acc, _bad = _trend(_table(rows, "af", "acceptance"), paper7, rising=False)
+    ok_slow, text_slow, _bad = _trend(_table(rows, "af", "slowdown"), paper7, rising=True)
+    return [
+        _finding(
             "acceptance falls as af grows",
             "Fig. 4: acceptance of all strategies degrades",
-            text,
-            ok,
-        )
-        ok, text, _bad = _trend(_table(rows, "af", "slowdown"), paper7, rising=True)
-        add(
+            text_acc,
+            ok_acc,
+        ),
+        _finding(
             "slowdown grows as af grows",
             "Fig. 5: slowdowns of all strategies degrade (grow)",
-            text,
-            ok,
-        )
-    if {"umed", "af"} <= exps and len(paper7) >= 3:
-        taus = {}
-        for metric in ("acceptance", "slowdown"):
-            grid_mean: dict[str, list[float]] = {}
-            for exp in ("umed", "af"):
-                table = _table(rows, exp, metric)
-                grid_mean[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
-            from scipy.stats import kendalltau  # slow to import: only here
+            text_slow,
+            ok_slow,
+        ),
+    ]
 
-            taus[metric] = float(kendalltau(grid_mean["umed"], grid_mean["af"]).statistic)
-        add(
-            "the policies rank alike under UMed and af",
-            "Figs. 2-5: the relative performance of the algorithms in both experiments is similar",
-            "Kendall tau between the policies' mean over the UMed grid and over the af grid: "
-            + ", ".join(f"{m} {t:+.2f}" for m, t in taus.items())
-            + " (alike: tau >= 0.6 for both)",
-            all(t >= 0.6 for t in taus.values()),
-        )
-    if "flex" in exps:
-        acc, ci = _table(rows, "flex", "acceptance"), _ci(rows, "flex", "acceptance")
-        rising = [p for p in ("pe-w", "du-b", "pedu-b") if p in have]
-        if rising:
-            ok, text, bad = _trend(acc, rising, rising=True)
-            reason = pedu_reason if "pedu-b" in bad else ""
-            add(
+
+def _ranking_alike(rows: list[dict[str, Any]], paper7: list[str]) -> dict[str, Any]:
+    """Figures 2-5: the policies rank alike in the UMed and the af experiment (Kendall tau)."""
+    from scipy.stats import kendalltau  # slow to import: only here
+
+    taus = {}
+    for metric in ("acceptance", "slowdown"):
+        grid_mean: dict[str, list[float]] = {}
+        for exp in ("umed", "af"):
+            table = _table(rows, exp, metric)
+            grid_mean[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
+        taus[metric] = float(kendalltau(grid_mean["umed"], grid_mean["af"]).statistic)
+    return _finding(
+        "the policies rank alike under UMed and af",
+        "Figs. 2-5: the relative performance of the algorithms in both experiments is similar",
+        "Kendall tau between the policies' mean over the UMed grid and over the af grid: "
+        + ", ".join(f"{m} {t:+.2f}" for m, t in taus.items())
+        + " (alike: tau >= 0.6 for both)",
+        all(t >= 0.6 for t in taus.values()),
+    )
+
+
+def _flex_findings(
+    rows: list[dict[str, Any]], have: set[str], paper7: list[str], pedu: str
+) -> list[dict[str, Any]]:
+    """Figures 6 and 7: acceptance and slowdown against the flexibility {artime, deadline}."""
+    out: list[dict[str, Any]] = []
+    acc, ci = _table(rows, "flex", "acceptance"), _ci(rows, "flex", "acceptance")
+    rising = [p for p in ("pe-w", "du-b", "pedu-b") if p in have]
+    if rising:
+        ok, text, bad = _trend(acc, rising, rising=True)
+        out.append(
+            _finding(
                 "PE_W, Du_B, PEDu_B accept more as flexibility grows",
                 "Fig. 6: their acceptance increases almost linearly from {1,1} to {5,5}",
                 text,
                 ok,
-                reason,
+                pedu if "pedu-b" in bad else "",
             )
-        unstable = [p for p in ("ff", "pe-b", "du-w", "pedu-w") if p in have]
-        if unstable and len(acc) >= 3:
-            _ok, text, bad = _trend(acc, unstable, rising=True)
-            add(
+        )
+    unstable = [p for p in ("ff", "pe-b", "du-w", "pedu-w") if p in have]
+    if unstable and len(acc) >= 3:
+        _ok, text, bad = _trend(acc, unstable, rising=True)
+        out.append(
+            _finding(
                 "the other four rise unsteadily with flexibility",
                 "Fig. 6: the improvements of FF, PE_B, Du_W, PEDu_W are not stable, "
                 "especially at {4,4}",
                 text + " (unsteady: not rising at every step, for at least half of them)",
                 2 * len(bad) >= len(unstable),
             )
-        if "pe-w" in have:
-            tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
-            alone = sum(t == ["pe-w"] for t in tops.values())
-            ok = all("pe-w" in t for t in tops.values()) and 2 * alone >= len(tops)
-            text = "at the top: " + "; ".join(
-                f"{_xs(x)} {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
-            )
-            add(
+        )
+    if "pe-w" in have:
+        tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
+        alone = sum(t == ["pe-w"] for t in tops.values())
+        text = "at the top: " + "; ".join(
+            f"{_xs(x)} {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
+        )
+        out.append(
+            _finding(
                 "PE_W clearly accepts the most at every flexibility",
                 "Fig. 6: PE_W the best again, defeats the other strategies easily",
                 text + f" (alone at the top at {alone} of {len(tops)} points)",
-                ok,
+                all("pe-w" in t for t in tops.values()) and 2 * alone >= len(tops),
                 "PE_W is within the 95 % intervals of others at most points; " + _CAUSES,
             )
-        if {"pe-w", "du-b"} <= have and len(acc) >= 2:
-            keys = list(acc)
-            lead = [acc[k]["pe-w"] - acc[k]["du-b"] for k in keys]
-            ok = lead[-1] > lead[0] and lead[-1] > ci[keys[-1]]["pe-w"] + ci[keys[-1]]["du-b"]
-            text = "PE_W - Du_B: " + ", ".join(
-                f"{_xs(k)} {d:+.3f}" for k, d in zip(keys, lead, strict=True)
-            )
-            add(
+        )
+    if {"pe-w", "du-b"} <= have and len(acc) >= 2:
+        keys = list(acc)
+        lead = [acc[k]["pe-w"] - acc[k]["du-b"] for k in keys]
+        text = "PE_W - Du_B: " + ", ".join(
+            f"{_xs(k)} {d:+.3f}" for k, d in zip(keys, lead, strict=True)
+        )
+        out.append(
+            _finding(
                 "PE_W's lead over Du_B grows with flexibility",
                 "Fig. 6: PE_W better than Du_B as flexibility increases",
                 text,
-                ok,
+                lead[-1] > lead[0] and lead[-1] > ci[keys[-1]]["pe-w"] + ci[keys[-1]]["du-b"],
             )
-        ok, text, _bad = _trend(_table(rows, "flex", "slowdown"), paper7, rising=True)
-        add(
+        )
+    ok, text, _bad = _trend(_table(rows, "flex", "slowdown"), paper7, rising=True)
+    out.append(
+        _finding(
             "slowdown grows with flexibility",
             "Fig. 7: slowdowns of all strategies increase",
             text,
             ok,
         )
-    if "pe-w" in have:
-        at_top: dict[str, int] = {}
-        total = 0
-        for exp in sorted(exps):
-            acc, ci = _table(rows, exp, "acceptance"), _ci(rows, exp, "acceptance")
-            for x, v in acc.items():
-                for p in _tied_best(v, ci[x]):
-                    at_top[p] = at_top.get(p, 0) + 1
-                total += 1
-        means: dict[str, list[float]] = {}
-        for r in rows:
-            means.setdefault(r["policy"], []).append(r["acceptance"])
-        average = {p: sum(v) / len(v) for p, v in means.items()}
-        ok = at_top.get("pe-w", 0) == total and max(average, key=average.__getitem__) == "pe-w"
-        text = "at the top at: " + ", ".join(
-            f"{LABELS.get(p, p)} {n}/{total}"
-            for p, n in sorted(at_top.items(), key=lambda t: -t[1])
-        )
-        text += " points; highest mean acceptance over all points: " + ", ".join(
-            f"{LABELS.get(p, p)} {v:.3f}"
-            for p, v in sorted(average.items(), key=lambda t: -t[1])[:3]
-        )
-        add(
-            "PE_W is the best algorithm overall",
-            "abstract: PE_W the highest acceptance rate",
-            text,
-            ok,
-            "PE_W is not at the top everywhere, or another policy has a higher mean; " + _CAUSES,
-        )
+    )
     return out
+
+
+def _pe_w_overall(rows: list[dict[str, Any]], exps: set[str]) -> dict[str, Any]:
+    """The abstract: PE_W has the highest acceptance overall (at the top at every point of
+    every experiment, and the highest mean)."""
+    at_top: dict[str, int] = {}
+    total = 0
+    for exp in sorted(exps):
+        acc, ci = _table(rows, exp, "acceptance"), _ci(rows, exp, "acceptance")
+        for x, v in acc.items():
+            for p in _tied_best(v, ci[x]):
+                at_top[p] = at_top.get(p, 0) + 1
+            total += 1
+    means: dict[str, list[float]] = {}
+    for r in rows:
+        means.setdefault(r["policy"], []).append(r["acceptance"])
+    average = {p: sum(v) / len(v) for p, v in means.items()}
+    ok = at_top.get("pe-w", 0) == total and max(average, key=average.__getitem__) == "pe-w"
+    text = "at the top at: " + ", ".join(
+        f"{LABELS.get(p, p)} {n}/{total}" for p, n in sorted(at_top.items(), key=lambda t: -t[1])
+    )
+    text += " points; highest mean acceptance over all points: " + ", ".join(
+        f"{LABELS.get(p, p)} {v:.3f}" for p, v in sorted(average.items(), key=lambda t: -t[1])[:3]
+    )
+    return _finding(
+        "PE_W is the best algorithm overall",
+        "abstract: PE_W the highest acceptance rate",
+        text,
+        ok,
+        "PE_W is not at the top everywhere, or another policy has a higher mean; " + _CAUSES,
+    )
 
 
 def _print_agreement(findings: list[dict[str, Any]]) -> None:

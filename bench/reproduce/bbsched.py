@@ -23,10 +23,11 @@ Table 3's rows are checked on seeds the operating point was not fitted to.
 window with first fit: the control that separates "a window that may jump the head" from "an
 optimiser in the window"), ``weighted`` ×3, ``constrained-cpu`` / ``-bb`` (no SSD in S1–S4),
 ``binpack``, ``bbsched`` (the exact Pareto front by ``dp`` and BBSched's decision maker,
-§3.2.4) and ``bbsched-ga`` (the paper's GA as written, §3.2.2); ``bbsched-legacy`` (a second control: BBSched with the starvation rule of before
-issue 16, a job ageing at every scheduling pass). Every other window method uses the
-window policy's defaults (``simcore/policies.py``: a job ages per optimised pass, bound 50;
-starved heads keep their reservation while the rest of the window is optimised).
+§3.2.4) and ``bbsched-ga`` (the paper's GA as written, §3.2.2); ``bbsched-legacy`` (a second
+control: BBSched with the earlier, per-pass starvation rule, a job ageing at every scheduling pass;
+docs/design.md#the-bbsched-regime-starvation-ageing-and-load). Every other window method uses the
+window policy's defaults (``simcore/policies.py``: a job ages per optimised pass, bound 50; starved
+heads keep their reservation while the rest of the window is optimised).
 
 **Statistics.** Every point is run on every seed; a method is compared with the baseline on the
 same seed (per-seed deltas: percentage points for usage, per cent for wait and slowdown), and
@@ -153,7 +154,7 @@ METHODS: tuple[Method, ...] = (
     Method(
         "bbsched-legacy",
         "dp",
-        "(control: BBSched with the starvation rule before issue 16, ageing per pass)",
+        "(control: BBSched with the earlier starvation rule, ageing per pass)",
         "legacy",
     ),
 )
@@ -175,7 +176,7 @@ PAPER_EIGHT = (
 WINDOWS = (10, 20, 50)
 BASELINE = "naive"
 
-#: results.csv columns, in the issue's order.
+#: results.csv columns, in this order.
 RESULT_COLUMNS = (
     "scenario",
     "method",
@@ -629,14 +630,34 @@ def findings(
     extras: Sequence[dict[str, Any]],
     seeds: Sequence[int],
 ) -> list[Finding]:
-    """Finding by finding: the paper's claim, ours with its interval, agreement and why."""
-    out: list[Finding] = []
+    """Finding by finding: the paper's claim, ours with its interval, agreement and why. One
+    helper per finding or group of findings; the table lists them in this order."""
     overlap = sorted(set(seeds) & set(CALIBRATION_SEEDS))
     fresh = (
         "on seeds the operating point was not calibrated on"
         if not overlap
         else f"NOTE: seeds {overlap} were used to calibrate the operating point"
     )
+    extra_mean = _extra_means(extras)
+    shares = _solver_shares(res)
+    return [
+        *_table3_findings(res, fresh),
+        *_regime_findings(res),
+        *_overall_findings(res),
+        *_wait_findings(res, extra_mean),
+        *_node_findings(res),
+        *_figure9_findings(breakdown_rows),
+        *_window_findings(res),
+        *_control_findings(res),
+        *_solver_reach_findings(shares, extra_mean),
+        *_legacy_control_findings(res, shares),
+        *_ga_findings(res),
+    ]
+
+
+def _extra_means(extras: Sequence[dict[str, Any]]) -> Callable[..., float | None]:
+    """``extra_mean(scenario, method, key, window=20)``: the mean over seeds of a runs.csv
+    counter (None when no run has it)."""
     by_run = {(e["scenario"], e["method"], e["window"], e["seed"]): e for e in extras}
 
     def extra_mean(scenario: str, method: str, key: str, window: int = 20) -> float | None:
@@ -647,7 +668,22 @@ def findings(
         ]
         return statistics.fmean(vals) if vals else None
 
-    # -- Table 3 ----------------------------------------------------------------------------
+    return extra_mean
+
+
+def _solver_shares(res: Results) -> list[tuple[str, Estimate]]:
+    """Per scenario, BBSched's share (w = 20) of the passes with a choice that reach the solver."""
+    shares: list[tuple[str, Estimate]] = []
+    for sc in res.scenarios:
+        e_share = res.mean(sc, "bbsched", 20, "solver_pass_share")
+        if e_share is not None:
+            shares.append((sc, e_share))
+    return shares
+
+
+def _table3_findings(res: Results, fresh: str) -> list[Finding]:
+    """Table 3: BBSched's usage, wait and slowdown per machine and window (S4)."""
+    out: list[Finding] = []
     for machine in MACHINES:
         sc = f"{machine}-S4"
         for w in WINDOWS:
@@ -713,8 +749,13 @@ def findings(
                         ),
                     )
                 )
+    return out
 
-    # -- the regime: burst-buffer bound, node usage falling from S1 to S4 (Figure 6) ------------
+
+def _regime_findings(res: Results) -> list[Finding]:
+    """The regime: the baseline is burst-buffer bound, node usage falls from S1 to S4
+    (Figure 6)."""
+    out: list[Finding] = []
     for machine in MACHINES:
         label = MACHINES[machine].label
         usage = {}
@@ -749,8 +790,12 @@ def findings(
                 ),
             )
         )
+    return out
 
-    # -- best overall on every workload ---------------------------------------------------------
+
+def _overall_findings(res: Results) -> list[Finding]:
+    """Figure 13: BBSched best overall on every workload (Kiviat area)."""
+    out: list[Finding] = []
     ranks = []
     for sc in res.scenarios:
         values = {}
@@ -777,8 +822,12 @@ def findings(
                 "the Kiviat area rewards usage and wait together; " + _overall_reason(res, ranks),
             )
         )
+    return out
 
-    # -- wait reductions on S4 -------------------------------------------------------------------
+
+def _wait_findings(res: Results, extra_mean: Callable[..., float | None]) -> list[Finding]:
+    """The wait reductions against the baseline on S4."""
+    out: list[Finding] = []
     for machine, paper_cut in (("theta", 41.0), ("cori", 33.44)):
         sc = f"{machine}-S4"
         d = res.delta(sc, "bbsched", "mean_wait_s", "percent")
@@ -794,8 +843,12 @@ def findings(
                 _wait_reason(res, sc, extra_mean, d),
             )
         )
+    return out
 
-    # -- node usage gains on S4 -------------------------------------------------------------------
+
+def _node_findings(res: Results) -> list[Finding]:
+    """The node usage gains against the baseline on S4."""
+    out: list[Finding] = []
     for machine, paper_gain in (("theta", 20.03), ("cori", 16.28)):
         sc = f"{machine}-S4"
         rel = _relative(res, sc, "bbsched", "node_usage")
@@ -812,8 +865,12 @@ def findings(
                 _node_reason(res, sc, rel),
             )
         )
+    return out
 
-    # -- Figure 9: small jobs ---------------------------------------------------------------------
+
+def _figure9_findings(breakdown_rows: Sequence[dict[str, Any]]) -> list[Finding]:
+    """Figure 9: most of the wait gain comes from small jobs."""
+    out: list[Finding] = []
     f9 = _figure9(breakdown_rows)
     if f9 is not None:
         small, large, small_label, large_label = f9
@@ -839,8 +896,12 @@ def findings(
                 ),
             )
         )
+    return out
 
-    # -- Table 3: the window levels off -----------------------------------------------------------
+
+def _window_findings(res: Results) -> list[Finding]:
+    """Table 3: the window's gain levels off beyond 20."""
+    out: list[Finding] = []
     for machine in MACHINES:
         sc = f"{machine}-S4"
         if not all((sc, "bbsched", w) in res.by for w in WINDOWS):
@@ -876,8 +937,12 @@ def findings(
                 ),
             )
         )
+    return out
 
-    # -- the control -------------------------------------------------------------------------
+
+def _control_findings(res: Results) -> list[Finding]:
+    """The control: how much of BBSched's change a first-fit window gives."""
+    out: list[Finding] = []
     for machine in MACHINES:
         sc = f"{machine}-S4"
         if (sc, "window-naive", 20) not in res.by:
@@ -917,13 +982,14 @@ def findings(
                 ),
             )
         )
+    return out
 
-    # -- the solver is reached -----------------------------------------------------------------
-    shares: list[tuple[str, Estimate]] = []
-    for sc in res.scenarios:
-        e_share = res.mean(sc, "bbsched", 20, "solver_pass_share")
-        if e_share is not None:
-            shares.append((sc, e_share))
+
+def _solver_reach_findings(
+    shares: list[tuple[str, Estimate]], extra_mean: Callable[..., float | None]
+) -> list[Finding]:
+    """Whether the optimiser decides the passes with a real choice (BBSched, w = 20)."""
+    out: list[Finding] = []
     if shares:
         low = min(e.mean for _, e in shares)
         blocked = {sc: extra_mean(sc, "bbsched", "starvation_blocked") for sc, _ in shares}
@@ -956,6 +1022,12 @@ def findings(
                 ),
             )
         )
+    return out
+
+
+def _legacy_control_findings(res: Results, shares: list[tuple[str, Estimate]]) -> list[Finding]:
+    """Control: the per-pass starvation rule (``bbsched-legacy``) switches the optimiser off."""
+    out: list[Finding] = []
     legacy = [
         (sc, res.mean(sc, "bbsched-legacy", 20, "solver_pass_share"), e)
         for sc, e in shares
@@ -964,10 +1036,10 @@ def findings(
     if legacy:
         out.append(
             Finding(
-                "Control: the starvation rule before issue 16 (a job ages at every scheduling "
-                "pass) switches the optimiser off",
-                "not in the paper (issue 16 measured 63 of 3,028 passes with a choice reaching "
-                "the solver on the old suite)",
+                "Control: the earlier starvation rule (a job ages at every scheduling pass) "
+                "switches the optimiser off",
+                "not in the paper (measured under that rule: 63 of 3,028 passes with a choice "
+                "reached the solver on the old suite)",
                 "; ".join(
                     f"{sc}: {_share(_scale(old_e, 100))} per pass vs {_share(_scale(e, 100))} "
                     "per decision"
@@ -983,7 +1055,12 @@ def findings(
                 ),
             )
         )
-    # -- GA against the exact front ---------------------------------------------------------------
+    return out
+
+
+def _ga_findings(res: Results) -> list[Finding]:
+    """The paper's GA against the exact front, in the closed loop."""
+    out: list[Finding] = []
     for sc in res.scenarios:
         if (sc, "bbsched-ga", 20) not in res.by:
             continue

@@ -583,7 +583,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rows, sessions = summarise(results, options)
     _write_csv(out / "summary.csv", SUMMARY_COLUMNS, list(rows.values()))
-    # DESIGN.md's common name for every reproduction's table: the same rows.
+    # results.csv is every reproduction's common name for its table: the same rows.
     _write_csv(out / "results.csv", SUMMARY_COLUMNS, list(rows.values()))
     for name, r in results.items():
         _write_jobs(out / name / "jobs.csv", r)

@@ -126,7 +126,7 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
         base = payload.get("base_dir")
-        if base:  # never quote a file outside the suite's folder (issue 11)
+        if base:  # never quote a file outside the suite's folder: a trust boundary
             message = f"{type(exc).__name__}: {exc}"
             redacted = redact_outside(message, [sc.workload.split("+")[0]], Path(base))
             if redacted != message:

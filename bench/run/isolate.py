@@ -1,5 +1,6 @@
 """Solve in a child process killed at deadline + grace: for untrusted plug-ins and for latency
-measured without the runner in the same process (DESIGN.md "Budget and time").
+measured without the runner in the same process
+(docs/design.md#quality-and-latency-of-a-decision).
 
 The child is not daemonic, so that a solver may start processes of its own (the MIP backends run
 CBC and HiGHS in a worker process, solvers/mip.py; a daemonic process may not start children).

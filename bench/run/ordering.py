@@ -1,4 +1,4 @@
-"""Longest-expected cells first (issue 17, target 6).
+"""Longest-expected cells first (performance target 6, docs/figures.md#performance-frontier).
 
 A suite run hands its cells to the workers in the order given; with very unequal cells (``dp``
 and ``cpsat`` at w = 100) the run ends when the last long cell that started late ends. Handing

@@ -1,7 +1,7 @@
 """Exact references for the decision cells: taken from the instance source when it publishes
 them (OR-Library optima, the Zitzler–Thiele front), else computed once by the reference solver
-and cached on disk by instance fingerprint (DESIGN.md: "Exact references are computed once and
-cached by instance hash")."""
+and cached on disk by instance fingerprint: an exact front can take minutes, and many cells share
+one problem (docs/design.md#quality-and-latency-of-a-decision)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ class ReferenceCacheWarning(UserWarning):
 
 
 class ReferenceCache:
-    """Exact references on disk, one JSON file per problem and reference solver (DESIGN.md:
-    "Exact references are computed once and cached by instance hash").
+    """Exact references on disk, one JSON file per problem and reference solver (computed once,
+    cached by the problem's fingerprint).
 
     A file ``<fingerprint>-<solver_id>.json`` under ``directory`` (default
     ``~/.cache/schedbench/references``) holds ``{"format": 1, "fingerprint", "solver",

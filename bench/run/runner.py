@@ -62,7 +62,8 @@ class RunSummary:
     store: Path
     errors: int = 0
     overhead_ms_per_cell: float | None = None
-    #: One line per simulation cell whose window policy mostly skipped its solver (issue 16).
+    #: One line per simulation cell whose window policy mostly skipped its solver (the same
+    #: warning as ``simulate``: such a run measures the starvation rule, not the solver).
     warnings: tuple[str, ...] = ()
 
 
@@ -122,7 +123,7 @@ def run_suite(
     live = store.live_runs(suite.name)
     if live:
         # Refuse before any work: two runs of one suite into one store would compute the same
-        # cells twice and the second would fail on the first's rows (issue 11).
+        # cells twice and the second would fail on the first's rows.
         store.close()
         run_id, pid, started = live[0]
         raise RunError(
@@ -130,7 +131,7 @@ def run_suite(
             f"(run {run_id}, started {started}); wait for it to finish, or use another --store"
         )
     done = store.finished(suite.name)
-    # A store written before issue 12 keyed cells by labels: its cells count as stored too,
+    # A store of schema version 1 keyed cells by labels: its cells count as stored too,
     # and --force replaces them (the old row goes, the new one is written under the new id).
     cells: list[DecisionCell | SimulationCell] = [*dcells, *scells]
     legacy = {c.cell_id: c.legacy_id for c in cells if c.legacy_id in done}

@@ -3,7 +3,8 @@
 Why not ``concurrent.futures.ProcessPoolExecutor``: a hanging solver hangs it forever, a solver
 calling ``sys.exit(3)`` or raising ``KeyboardInterrupt`` ends the whole run (the exception is
 re-raised in the parent), one crashing worker breaks every cell in flight, and killing the parent
-leaves the workers running. Solvers are untrusted code (issue 11), so this pool
+leaves the workers running. Solvers are untrusted code
+(docs/design.md#trust-boundaries-and-bounded-work), so this pool
 
 * runs one item at a time per worker (spawned, clean interpreters) and always knows which item a
   worker holds, so a crash or a kill is charged to that item alone;

@@ -325,7 +325,7 @@ class ResultStore:
         """Bring an older store up to ``SCHEMA_VERSION`` in one transaction (a reader of an
         older store sees the missing columns as NULL, see :meth:`rows`)."""
         with self._transaction():
-            if version < 2:  # problem kinds (issue 12): every older decision cell is a selection
+            if version < 2:  # problem kinds arrived: every older decision cell is a selection
                 self._conn.execute("ALTER TABLE cells ADD COLUMN problem_kind TEXT")
                 self._conn.execute(
                     "UPDATE cells SET problem_kind = 'selection' WHERE kind = 'decision'"

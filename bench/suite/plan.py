@@ -87,7 +87,7 @@ class DecisionCell:
 
     @property
     def legacy_id(self) -> str:
-        """The id stores written before issue 12 gave this cell (labels, not content), so
+        """The id that stores of schema version 1 gave this cell (labels, not content), so
         ``--resume`` recognises their cells."""
         return content_hash(
             [
@@ -122,7 +122,7 @@ class SimulationCell:
 
     @property
     def legacy_id(self) -> str:
-        """The id stores written before issue 12 gave this cell (see ``DecisionCell``)."""
+        """The id that stores of schema version 1 gave this cell (see ``DecisionCell``)."""
         sc = self.scenario
         return content_hash(
             [
@@ -204,7 +204,8 @@ def expand_instances(suite: Suite) -> list[Instance]:
 def redact_outside(message: str, paths: list[str], base: Path) -> str:
     """``message`` without the quoted content (``..., got CONTENT``) when one of ``paths`` lies
     outside the suite's folder: a suite may point at any file, but its errors must not become
-    a way to print other files' contents (issue 11). Line numbers and expectations stay."""
+    a way to print other files' contents (docs/design.md#trust-boundaries-and-bounded-work). Line
+    numbers and expectations stay."""
     root = base.resolve()
     for p in paths:
         target = (base / p).resolve()

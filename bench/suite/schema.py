@@ -1,6 +1,6 @@
 """Suite files: the TOML schema, checked key by key when the suite is loaded.
 
-A suite compares solvers at two levels (DESIGN.md):
+A suite compares solvers at two levels:
 
 * **decision cells** — one solver on one decision problem (open loop): quality against the exact
   reference, latency against the budget;

@@ -180,6 +180,20 @@ class CerberusResult:
         return self.complete - self.submit
 
 
+@dataclass(frozen=True, slots=True)
+class _Loop:
+    """What :meth:`CerberusSimulation.run` shares with its helpers: the containers it mutates in place
+    and two constants of the run (the scalars it rebinds stay locals of the loop)."""
+
+    queues: dict[str, list[int]]
+    where: list[str | None]
+    cols: dict[str, list[float]]
+    heap: list[tuple[float, int, int, int]]
+    counters: dict[str, Any]
+    tol: float
+    floor_units: bool
+
+
 class CerberusSimulation:
     """One Cerberus/BBSim run of ``policy`` on ``workload`` (module docstring).
 
@@ -348,6 +362,7 @@ class CerberusSimulation:
             "bb_overallocations": 0,
             "free_cores_min": m.cores,
         }
+        loop = _Loop(queues, where, cols, heap, counters, tol, floor_units)
         d_in = getattr(self, "d_in", None)
         d_run = getattr(self, "d_run", None)
         d_out = getattr(self, "d_out", None)
@@ -355,67 +370,6 @@ class CerberusSimulation:
         report = calls.append
         done = 0
         next_progress = 0
-
-        def start(q: str, chosen: Any, now: float) -> None:
-            nonlocal free_cores, free_bb, seq
-            lst = queues[q]
-            count = 0
-            for j in chosen:
-                if not isinstance(j, (int, np.integer)) or not 0 <= j < n or where[j] != q:
-                    raise InvalidActionError(
-                        f"cerberus policy {self.policy.name!r} at t={now:g}: job {j!r} is not "
-                        f"waiting in the {q!r} queue (or was named twice)"
-                    )
-                j = int(j)
-                if q == "run" or q == "single":
-                    need_c = cores[j]
-                    need_b = self.demands[q][j]
-                    if not floor_units and (free_cores < need_c or free_bb < need_b - tol):
-                        raise InvalidActionError(
-                            f"cerberus policy {self.policy.name!r} at t={now:g}: job "
-                            f"{int(self.workload.job_id[j])} needs {need_c} cores and "
-                            f"{need_b} {m.bb_unit}; free: {free_cores} cores, {free_bb} {m.bb_unit}"
-                        )
-                    free_cores -= need_c
-                    free_bb -= need_b
-                    if q == "run":
-                        cols["run_start"][j] = now
-                        heapq.heappush(heap, (now + self.t_fetch[j], seq, FETCH_END, j))
-                    else:
-                        cols["run_start"][j] = now
-                        heapq.heappush(heap, (now + self.duration[j], seq, FINISH, j))
-                    seq += 1
-                else:
-                    need_b = self.demands[q][j]
-                    if not floor_units and free_bb < need_b - tol:
-                        raise InvalidActionError(
-                            f"cerberus policy {self.policy.name!r} at t={now:g}: job "
-                            f"{int(self.workload.job_id[j])} needs {need_b} {m.bb_unit} of burst "
-                            f"buffer in the {q!r} queue; free: {free_bb}"
-                        )
-                    free_bb -= need_b
-                    if q == "in":
-                        cols["in_start"][j] = now
-                        heapq.heappush(heap, (now + self.t_stage_in[j], seq, IN_END, j))
-                    else:
-                        cols["out_start"][j] = now
-                        heapq.heappush(heap, (now + self.t_drain[j], seq, DRAIN_END, j))
-                    seq += 1
-                where[j] = None
-                count += 1
-                if free_cores < counters["free_cores_min"]:
-                    counters["free_cores_min"] = free_cores
-                if free_cores < 0:
-                    counters["core_overallocations"] += 1
-                if free_bb < -tol:
-                    counters["bb_overallocations"] += 1
-            if count == 0:
-                return
-            if lst[:count] == list(chosen):  # FCFS: a prefix left
-                del lst[:count]
-            else:
-                taken = set(int(j) for j in chosen)
-                lst[:] = [j for j in lst if j not in taken]
 
         while heap:
             now = heap[0][0]
@@ -486,7 +440,9 @@ class CerberusSimulation:
                 )
                 chosen = self.policy.serve(view)
                 if chosen:
-                    start(q, chosen, now)
+                    free_cores, free_bb, seq = self._start(
+                        q, chosen, now, loop, free_cores, free_bb, seq
+                    )
             sample_t.append(now)
             sample_cpu.append(1 - free_cores / m.cores)
             if self.policy.uses_bb:
@@ -497,6 +453,105 @@ class CerberusSimulation:
         if self.progress is not None:
             self.progress(done, n)
 
+        return self._result(loop, state, calls, (sample_t, sample_cpu, sample_bb), t_wall)
+
+    def _start(
+        self,
+        q: str,
+        chosen: Any,
+        now: float,
+        loop: _Loop,
+        free_cores: int,
+        free_bb: Any,
+        seq: int,
+    ) -> tuple[int, Any, int]:
+        """Start the jobs ``chosen`` from queue ``q`` at ``now``, each checked first (a job not
+        waiting there, or one that does not fit unless ``units="floor"``, is an
+        :class:`InvalidActionError`); the free amounts and the event counter go back to the loop,
+        which keeps them in locals for speed."""
+        m, n, cores = self.machine, self.n, self.cores_l
+        queues, where, cols, heap, counters = (
+            loop.queues,
+            loop.where,
+            loop.cols,
+            loop.heap,
+            loop.counters,
+        )
+        tol, floor_units = loop.tol, loop.floor_units
+        lst = queues[q]
+        count = 0
+        for j in chosen:
+            if not isinstance(j, (int, np.integer)) or not 0 <= j < n or where[j] != q:
+                raise InvalidActionError(
+                    f"cerberus policy {self.policy.name!r} at t={now:g}: job {j!r} is not "
+                    f"waiting in the {q!r} queue (or was named twice)"
+                )
+            j = int(j)
+            if q == "run" or q == "single":
+                need_c = cores[j]
+                need_b = self.demands[q][j]
+                if not floor_units and (free_cores < need_c or free_bb < need_b - tol):
+                    raise InvalidActionError(
+                        f"cerberus policy {self.policy.name!r} at t={now:g}: job "
+                        f"{int(self.workload.job_id[j])} needs {need_c} cores and "
+                        f"{need_b} {m.bb_unit}; free: {free_cores} cores, {free_bb} {m.bb_unit}"
+                    )
+                free_cores -= need_c
+                free_bb -= need_b
+                if q == "run":
+                    cols["run_start"][j] = now
+                    heapq.heappush(heap, (now + self.t_fetch[j], seq, FETCH_END, j))
+                else:
+                    cols["run_start"][j] = now
+                    heapq.heappush(heap, (now + self.duration[j], seq, FINISH, j))
+                seq += 1
+            else:
+                need_b = self.demands[q][j]
+                if not floor_units and free_bb < need_b - tol:
+                    raise InvalidActionError(
+                        f"cerberus policy {self.policy.name!r} at t={now:g}: job "
+                        f"{int(self.workload.job_id[j])} needs {need_b} {m.bb_unit} of burst "
+                        f"buffer in the {q!r} queue; free: {free_bb}"
+                    )
+                free_bb -= need_b
+                if q == "in":
+                    cols["in_start"][j] = now
+                    heapq.heappush(heap, (now + self.t_stage_in[j], seq, IN_END, j))
+                else:
+                    cols["out_start"][j] = now
+                    heapq.heappush(heap, (now + self.t_drain[j], seq, DRAIN_END, j))
+                seq += 1
+            where[j] = None
+            count += 1
+            if free_cores < counters["free_cores_min"]:
+                counters["free_cores_min"] = free_cores
+            if free_cores < 0:
+                counters["core_overallocations"] += 1
+            if free_bb < -tol:
+                counters["bb_overallocations"] += 1
+        if count == 0:
+            return free_cores, free_bb, seq
+        if lst[:count] == list(chosen):  # FCFS: a prefix left
+            del lst[:count]
+        else:
+            taken = set(int(j) for j in chosen)
+            lst[:] = [j for j in lst if j not in taken]
+        return free_cores, free_bb, seq
+
+    def _result(
+        self,
+        loop: _Loop,
+        state: list[int],
+        calls: list[KnapsackCall],
+        samples: tuple[list[float], list[float], list[float]],
+        t_wall: float,
+    ) -> CerberusResult:
+        """The run's result: times, states, usage samples, the policy's calls and the counters
+        (with the stuck jobs by place and the solver calls)."""
+        cfg, m, n = self.config, self.machine, self.n
+        where, cols, counters = loop.where, loop.cols, loop.counters
+        reject = cfg.reject_unfit
+        sample_t, sample_cpu, sample_bb = samples
         stuck: dict[str, int] = {}
         for j in range(n):
             if state[j] == CerberusState.STUCK:

@@ -19,7 +19,8 @@ A kind is a :class:`ProblemKind` subclass that declares
   ``to_dict()`` / ``from_dict(data)``;
 * :meth:`ProblemKind.vet` — the core's check of an answer: an invalid answer comes back as
   status ``error`` with the reason in its notes and ``stats["invalid_answer"] = 1``, never
-  applied or scored as valid (DESIGN.md "the fault is counted, never silently applied");
+  applied or scored as valid (the fault is counted, never silently applied:
+  docs/design.md#the-core-checks-every-answer);
 * :meth:`ProblemKind.quality` — the per-decision quality record against an exact reference
   (flat, JSON-safe; described by the kind's ``metrics``);
 * optionally :meth:`ProblemKind.examples` — small problems the solver conformance suite

@@ -1,5 +1,5 @@
-"""Compiled kernels of the locality planner (issue 15, "Speed"): the per-node eviction rows and
-the reference node selection of the score family.
+"""Compiled kernels of the locality planner (docs/design.md#compiled-kernels): the per-node eviction
+rows and the reference node selection of the score family.
 
 Eviction rows (model note §5, §6). For every node the engine keeps, in padded ``node × slot``
 arrays, one row per file entry that has intervals in the current scheduler run, in the node's

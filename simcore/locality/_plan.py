@@ -1,4 +1,5 @@
-"""One whole scheduler run of the ten locality schedulers, compiled (issue 27, item 5).
+"""One whole scheduler run of the ten locality schedulers, compiled
+(docs/design.md#compiled-kernels).
 
 The schedulers of ``simcore/locality/schedulers.py`` place one job at a time through the
 :class:`~simcore.locality.engine.Planner`; a full replan places several hundred queued jobs, and

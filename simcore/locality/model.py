@@ -179,7 +179,7 @@ class LocalityWorkload:
         return f"{self.source}:{line}" if self.source else f"line {line}"
 
     def validate(self, cores_per_node: int = 20) -> None:
-        """The rules every workload must meet before a run (the issue's "bad input"): cores in
+        """The rules every workload must meet before a run (what we refuse as bad input): cores in
         1..``cores_per_node``, categories in −2..2, positive delay and walltime, a file id
         reused only with the same size, submission times non-decreasing. Raises
         :class:`LocalityWorkloadError` naming the line."""
@@ -288,7 +288,7 @@ class LocalityOptions:
         k ≥ 1: a fixed grid, and a job end or an arrival replans only when it falls on it.
         ``"since-run"``: the note's wording taken literally, "at least ``gate_s`` since the
         scheduler last *ran*", so the first event after a quiet spell always opens the gate
-        (what this project did before issue 27; on the calibration day it gives FCFS a mean
+        (what this project did before the calibration; on the calibration day it gives FCFS a mean
         stretch of 4.9 against the reference's 21.3). The grid never opens on a sparse
         workload's events often enough for every job to be planned: the reference then loops
         until its clock overflows, we raise :class:`~simcore.errors.SimulationError`.

@@ -1,6 +1,6 @@
-"""A window of queued jobs to place on the nodes at once (issue 15, "beyond the paper"): the
-problem an exact solver answers so that the schedulers' one-job-at-a-time decisions can be
-shown as a gap to the optimum on recorded scheduler runs.
+"""A window of queued jobs to place on the nodes at once (beyond the paper,
+docs/design.md#beyond-the-papers): the problem an exact solver answers so that the schedulers'
+one-job-at-a-time decisions can be shown as a gap to the optimum on recorded scheduler runs.
 
 Model (our choice; the paper has no window problem): at time ``now`` node ``n``'s cores free
 at ``core_free[n]`` (the planner's view, §4: running jobs hold their cores until start +

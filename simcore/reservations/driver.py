@@ -85,8 +85,8 @@ class ReservationRun:
 
 
 def check_allocation(structure: SlotStructure, request: Request, start: int, mask: int) -> None:
-    """The core's check of an acceptance (issue 14, item 1): start in [t_r, t_dl − t_du],
-    exactly n_pe PEs of the machine, each free over [t_s, t_s + t_du). Raises
+    """The core's check of an acceptance (docs/design.md#the-core-checks-every-answer): start in
+    [t_r, t_dl − t_du], exactly n_pe PEs of the machine, each free over [t_s, t_s + t_du). Raises
     ``InvalidDecisionError`` saying what is wrong."""
     r = request
     if not r.ready <= start <= r.latest_start:

@@ -1,6 +1,6 @@
 """The paper's seven fit policies (``papers/advance-reservation-with-deadlines.txt``, Section 5),
-with the semantics issue 14 pins down exactly (an outside checker replays request streams
-against them):
+with the semantics pinned down exactly where the paper is vague, so that an outside checker can
+replay request streams against them (docs/design.md#pinned-semantics-where-a-paper-is-vague):
 
 * a candidate start t_s (``SlotStructure.candidates``) is feasible when at least n_pe PEs are
   free over [t_s, t_s + t_du); its availability rectangle has PE set F (all PEs free over that

@@ -1,6 +1,7 @@
 """Metrics of a served advance-reservation stream (``papers/advance-reservation-with-deadlines.txt``,
-Section 6.1; issue 14, item 5), each defined once here and described by a ``MetricSpec`` in
-:data:`AR_METRICS` (registered under the entry-point group ``schedbench.metrics`` as ``ar``).
+Section 6.1; utilisation and the offline bound are ours), each defined once here and described by a
+``MetricSpec`` in :data:`AR_METRICS` (registered under the entry-point group ``schedbench.metrics``
+as ``ar``).
 
 * **acceptance** = accepted / submitted (every request of the stream, invalid ones included:
   they were submitted and rejected);
@@ -67,7 +68,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         "sum of n_pe * t_du over accepted requests / (PEs * (last accepted end - first arrival))",
         unit="share",
         direction="higher",
-        source="issue 14",
+        source="schedbench, beyond the paper",
         label="PE utilisation",
     ),
     MetricSpec(
@@ -76,7 +77,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         "cumulative model; its proven upper bound when not proven optimal)",
         unit="share",
         direction="none",
-        source="issue 14 (beyond the paper)",
+        source="schedbench, beyond the paper (docs/design.md#beyond-the-papers)",
         label="offline bound",
     ),
 )

@@ -5,7 +5,7 @@ time (earliest start), duration, deadline (latest end) and PE count, all integer
 PEs). The scheduler answers on arrival: accept with a start t_s ∈ [t_r, t_dl − t_du] and n_pe
 concrete PEs free over [t_s, t_s + t_du), or reject.
 
-Validity (Section 3 and issue 14, "Bad input"): t_du ≥ 1, t_dl ≥ t_r + t_du, 1 ≤ n_pe ≤ the
+Validity (Section 3, and what we pin for bad input): t_du ≥ 1, t_dl ≥ t_r + t_du, 1 ≤ n_pe ≤ the
 machine's PEs, and t_r ≥ t_a (the paper's model: "t_r (≥ t_a)"; a request ready before it
 arrives would ask for a start in the past). :func:`invalid_reason` says what is wrong with a
 request on a given machine; the loaders (``instances/ar_workload.py``) reject such requests

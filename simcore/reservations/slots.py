@@ -21,13 +21,14 @@ Operations (Sections 4.1–4.2):
 * :meth:`SlotStructure.add` (``addAllocation``) and :meth:`SlotStructure.delete`
   (``deleteAllocation``): add / subtract a PE set over [t_s, t_e) and merge what became
   redundant; O(log n + n') bitset operations for n' records inside the interval.
-* :meth:`SlotStructure.candidates` — the candidate start times of a request (issue 14's pinned
-  rule): t_r, every slot time s with t_r ≤ s ≤ t_dl − t_du, and every s − t_du with
-  t_r ≤ s − t_du ≤ t_dl − t_du; duplicates removed, ascending. (Figure 1 of the paper also lists
-  the latest start t_dl − t_du itself; ``latest_start=True`` adds it, the paper's figure mode.)
+* :meth:`SlotStructure.candidates` — the candidate start times of a request (the pinned
+  rule, docs/design.md#pinned-semantics-where-a-paper-is-vague): t_r, every slot time s with t_r ≤ s
+  ≤ t_dl − t_du, and every s − t_du with t_r ≤ s − t_du ≤ t_dl − t_du; duplicates removed,
+  ascending. (Figure 1 of the paper also lists the latest start t_dl − t_du itself;
+  ``latest_start=True`` adds it, the paper's figure mode.)
 * :meth:`SlotStructure.free_over` — the PEs free over [a, b); :meth:`SlotStructure.rectangle`
   — the maximum availability rectangle (F, T_begin, T_end) of a start time (Section 4.2, line 7
-  of Algorithm 3, with the ends pinned by issue 14: T_begin ≥ the current time, T_end =
+  of Algorithm 3, with the ends pinned where the paper is vague: T_begin ≥ the current time, T_end =
   t_dl + 10^9 when nothing later holds a PE of F);
 * :meth:`SlotStructure.find` (``findAllocation``) — the allocation a fit policy
   (``fit.py``) chooses, or None;
@@ -48,8 +49,9 @@ from schedbench.simcore.errors import InvalidDecisionError
 if TYPE_CHECKING:
     from schedbench.simcore.reservations.fit import FitPolicy
 
-#: T_end of a rectangle that no later job bounds is t_dl + UNBOUNDED_END (issue 14: "a finite
-#: stand-in used in every score, Du included").
+#: T_end of a rectangle that no later job bounds is t_dl + UNBOUNDED_END: a finite stand-in, so
+#: that every score (Du included) stays a number that compares
+#: (docs/design.md#pinned-semantics-where-a-paper-is-vague).
 UNBOUNDED_END = 10**9
 
 
@@ -291,7 +293,7 @@ class SlotStructure:
         or None when no candidate is feasible. ``now`` is the current time (the request's
         arrival); candidates start at ``ready`` (callers raise it to ``now`` if need be).
 
-        Two switches leave the pinned semantics (issue 14) for the paper's own, which it does
+        Two switches leave the pinned semantics for the paper's own, which it does
         not fully state: ``latest_start`` adds t_dl − t_du to the candidates (Figure 1 lists
         it), and ``unbounded_end`` is what an unbounded rectangle's T_end adds to t_dl (10^9
         pinned; 0 ends it at the deadline, so that Du and PEDu compare unbounded rectangles

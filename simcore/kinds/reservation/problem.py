@@ -1,6 +1,7 @@
 """The ``reservation`` kind's types: answer an advance-reservation request with a start time and
 a set of processors inside its deadline window, or reject it
-(``papers/advance-reservation-with-deadlines.txt``, Sections 3–5; semantics pinned by issue 14).
+(``papers/advance-reservation-with-deadlines.txt``, Sections 3–5; where the paper is vague the rules
+are pinned: docs/design.md#pinned-semantics-where-a-paper-is-vague).
 
 A request arrives at ``now`` (t_a) with a ready time ``ready`` (t_r), a ``duration`` (t_du), a
 ``deadline`` (t_dl, latest end) and a PE count ``n_pe``; the machine has ``pes`` PEs, and
@@ -156,7 +157,7 @@ class ReservationProblem:
         return ids_of(self._slots.free_over(start, end))
 
     def candidate_starts(self, *, latest_start: bool = False) -> list[int]:
-        """The candidate start times (issue 14): max(t_r, now), every slot time s inside the
+        """The candidate start times (pinned rule): max(t_r, now), every slot time s inside the
         window, every s − t_du inside it; ascending, no duplicates."""
         return self._slots.candidates(
             self.earliest_start, self.duration, self.deadline, latest_start=latest_start

@@ -89,7 +89,7 @@ class SelectionKind(ProblemKind):
             "share of the exact front's objective vectors the answer contains (M >= 2)",
             unit="share",
             direction="higher",
-            source="DESIGN.md",
+            source="schedbench (docs/design.md#quality-and-latency-of-a-decision)",
             scope="decision",
             label="front",
             kind="selection",

@@ -274,7 +274,8 @@ class SelectionProblem:
         """Raise ``InvalidDecisionError`` saying what is wrong with a selection, if anything.
 
         Vectorised: a heuristic's Pareto set on a huge window holds selections of tens of
-        thousands of jobs, checked one by one (issue 11's budget bound)."""
+        thousands of jobs, checked within the budget
+        (docs/design.md#trust-boundaries-and-bounded-work)."""
         idx = _index_array(selected, "selection holds {!r}, not a job index")
         if idx.size:
             low, high = int(idx.min()), int(idx.max())
@@ -298,7 +299,7 @@ class SelectionProblem:
                 f"resource {self.resources[r]!r} over capacity: {used[r]:g} > {self.capacities[r]:g}"
             )
 
-    # -- JSON (PROBLEM.json, DESIGN.md "The command line") -------------------------------------
+    # -- JSON (PROBLEM.json, docs/reference/formats.md) ----------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "kind": "selection",
@@ -371,7 +372,7 @@ class ParetoPoint:
 
 def _index_array(value: Iterable[int], message: str) -> np.ndarray:
     """Job indices as an int64 array. Strict: a solver's 0.9, True or '3' is a bug to report,
-    not an index to guess (issue 11); ``message`` is formatted with the first offender.
+    not an index to guess; ``message`` is formatted with the first offender.
 
     The type check runs over the distinct element types (one C-level pass), not per item."""
     if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
@@ -454,7 +455,7 @@ class Decision:
         set_(self, "notes", tuple(self.notes))
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form printed by ``schedbench solve`` (DESIGN.md contract, plus extras)."""
+        """The JSON form printed by ``schedbench solve`` (docs/reference/cli.md, plus extras)."""
         return {
             "status": self.status.value,
             "selected": list(self.selected),

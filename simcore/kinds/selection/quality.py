@@ -1,5 +1,6 @@
-"""The selection kind's quality record of one decision against an exact reference (DESIGN.md
-"Quality metrics (per decision)"), built from the indicators of ``simcore/indicators.py``.
+"""The selection kind's quality record of one decision against an exact reference
+(docs/design.md#quality-and-latency-of-a-decision), built from the indicators of
+``simcore/indicators.py``.
 
 :func:`decision_quality` assembles the record (flat, JSON-safe); a metric whose exact reference
 is missing is reported as ``None`` with ``reference: "missing"``, never guessed.

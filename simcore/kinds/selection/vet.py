@@ -1,9 +1,9 @@
 """The core's check of a solver's answer, before anything scores, stores or applies it.
 
-DESIGN.md: "The core validates every decision it receives ... and rejects an invalid one loudly;
-the fault is counted, never silently applied." A solver is untrusted code (a plug-in may be
-wrong, or written to look good), so nothing downstream may take its word for anything that can
-be recomputed:
+The core validates every decision it receives and rejects an invalid one loudly; the fault is
+counted, never silently applied (docs/design.md#the-core-checks-every-answer). A solver is untrusted
+code (a plug-in may be wrong, or written to look good), so nothing downstream may take its word for
+anything that can be recomputed:
 
 * every selection it returns (``selected`` and each Pareto point) must be feasible: indices in
   the window, no job twice, ``must_include`` present, no resource over capacity;

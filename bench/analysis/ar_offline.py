@@ -1,7 +1,7 @@
-"""The offline bound of an advance-reservation stream (issue 14, item 6a; beyond the paper): with
-every request known in advance, the largest number (or PE-seconds) of requests any schedule can
-accept — so an online policy's acceptance can be shown as a share of the best possible on the
-same requests.
+"""The offline bound of an advance-reservation stream (beyond the paper,
+docs/design.md#beyond-the-papers): with every request known in advance, the largest number (or
+PE-seconds) of requests any schedule can accept — so an online policy's acceptance can be shown as a
+share of the best possible on the same requests.
 
 Model (OR-Tools CP-SAT; one model per group of requests whose windows overlap)::
 
@@ -17,7 +17,7 @@ instant gets concrete PE ids by handing out, in order of start time, the lowest 
 (:func:`assign_pes`; at a job's start the jobs still running hold exactly their PE counts, so at
 least n_pe PEs are free, and a PE handed out stays the job's until it ends). Per-PE no-overlap
 constraints would add nothing but symmetry. (Where ids matter — a single decision against
-existing holdings — ``reservation_cpsat.py`` models the PEs.)
+existing holdings — ``solvers/reservation_cpsat.py`` models the PEs.)
 
 Requests whose windows [t_r, t_dl) do not overlap those of any earlier request start a new
 group; groups are independent, a group of one request is accepted without a solve, and each
