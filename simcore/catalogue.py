@@ -15,7 +15,7 @@ from functools import cache
 
 from schedbench.simcore.kinds.base import get_kind, known_kinds
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.plugins import entry_points_of
+from schedbench.simcore.plugins import Registry
 
 _LAT = "DESIGN.md Quality metrics"
 
@@ -105,6 +105,22 @@ def catalogue() -> dict[str, MetricSpec]:
 GROUP = "schedbench.metrics"
 
 
+def _not_a_group(obj: object) -> str:
+    if isinstance(obj, tuple) and all(isinstance(m, MetricSpec) for m in obj):
+        return ""
+    return f"is a {type(obj).__name__}, not a tuple of MetricSpec"
+
+
+#: Groups of metric descriptions (``simcore/plugins.py``: the one registry).
+METRIC_GROUPS = Registry(
+    GROUP,
+    "metric group",
+    protocol="a tuple of MetricSpec",
+    check=_not_a_group,
+    example="my_pkg.metrics:MY_METRICS",
+)
+
+
 @cache
 def _catalogue(kinds: tuple[str, ...]) -> dict[str, MetricSpec]:
     out: dict[str, MetricSpec] = {}
@@ -113,9 +129,8 @@ def _catalogue(kinds: tuple[str, ...]) -> dict[str, MetricSpec]:
             out.setdefault(spec.name, spec)
     for spec in LATENCY_METRICS:
         out.setdefault(spec.name, spec)
-    groups = entry_points_of(GROUP)
-    for group in sorted(groups, key=lambda g: (g != "simulation", g)):  # simulation first
-        for spec in groups[group].load():
+    for group in sorted(METRIC_GROUPS.names(), key=lambda g: (g != "simulation", g)):
+        for spec in METRIC_GROUPS.load(group):  # simulation first
             out.setdefault(spec.name, spec)
     return out
 

@@ -42,15 +42,21 @@ def _width(args: argparse.Namespace) -> int | None:
 
 
 def run_solvers(args: argparse.Namespace) -> int:
+    """Every solver with its parameters; an alias (a paper's name for a class with preset
+    parameters) says what it stands for, ``alias of fit[policy=pe-b]``."""
     rows = []
     for name in registry.known_solvers():
         cls, problem = registry.try_solver_class(name)
         if cls is None:  # a broken plug-in is listed with its reason, not hidden
             rows.append([name, "?", f"(cannot load: {problem})", ""])
             continue
+        kinds = ", ".join(registry.solver_kinds(cls))
+        alias = registry.solver_alias(name)
+        if alias is not None:
+            rows.append([name, kinds, alias.summary, f"alias of {alias.label}"])
+            continue
         params = getattr(cls, "parameters", None)
         listed = "\n".join(f"{n}={d!r}  {h}" for n, _t, d, h in params()) if params else ""
-        kinds = ", ".join(registry.solver_kinds(cls))
         rows.append([name, kinds, getattr(cls, "summary", ""), listed])
     headers = ["solver", "kinds", "what it does", "parameters (default)"]
     print(listing(rows, headers, wrap=(2, 3), width=_width(args)))

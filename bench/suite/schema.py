@@ -89,6 +89,7 @@ from schedbench.simcore.errors import (
     UnknownPolicyError,
     UnknownSolverError,
 )
+from schedbench.simcore.plugins import PluginError
 from schedbench.simcore.policy_registry import policy_class, policy_options
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
 from schedbench.solvers import registry
@@ -382,6 +383,8 @@ def suite_from_dict(
             raise SuiteError(
                 src, f"{where}.source", f"one of {', '.join(exc.known)}", source_name
             ) from exc
+        except PluginError as exc:  # a module:Class that is not a problem source
+            raise SuiteError(src, f"{where}.source", "a problem source", str(exc)) from exc
         ref = spec.get("reference", reference)
         if not isinstance(ref, str):
             raise SuiteError(src, f"{where}.reference", "a solver name or 'none'", ref)
