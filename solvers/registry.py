@@ -240,3 +240,10 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
             raise SolverParameterError(f"--set {item!r}: expected KEY=VALUE")
         out[key.strip()] = value
     return out
+
+
+def warm_solver_by_id(ident: str) -> Any:
+    """:func:`warm_solver` of a solver id (``cpsat[time_limit_s=5]``): what a simulation core
+    asks for when it picks a solver itself (a default, one per queue; ``simcore/core.py``)."""
+    name, params = parse_solver_id(ident)
+    return warm_solver(name, params)

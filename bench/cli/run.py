@@ -85,7 +85,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from schedbench.bench.run.runner import describe_plan, run_suite
+    from schedbench.bench import api
+    from schedbench.bench.run.runner import describe_plan
     from schedbench.bench.suite import Limits, load_suite, resolve_suite
 
     defaults = Limits()
@@ -98,17 +99,19 @@ def run(args: argparse.Namespace) -> int:
         print(describe_plan(suite))
         return 0
     store = Path(args.store) if args.store else Path("results") / f"{suite.name}.sqlite"
-    summary = run_suite(
-        suite,
-        store_path=store,
+    summary = api.run_suite(
+        suite.source,
+        store=store,
         executor=args.executor,
         workers=args.workers,
         scheduler=args.scheduler,
         resume=args.resume,
         force=args.force,
         isolate=args.isolate,
+        only=args.only,
         show_progress=not args.no_progress,
-        only_kind=args.only,
+        max_cells=args.max_cells,
+        max_window=args.max_window,
     )
     print(
         f"suite {suite.name!r}: {summary.cells_run} cells run"

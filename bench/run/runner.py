@@ -43,6 +43,7 @@ from schedbench.bench.suite.plan import (
     reference_solver,
 )
 from schedbench.bench.suite.schema import Suite
+from schedbench.simcore.core import core_ref, get_core
 from schedbench.simcore.kinds.base import kind_ref
 from schedbench.simcore.metrics import solver_pass_warning
 from schedbench.simcore.problem import MAX_DEADLINE_S, Budget
@@ -176,6 +177,7 @@ def run_suite(
         {
             "kind": "simulation",
             "cell": c,
+            "core_ref": core_ref(get_core(c.scenario.core)),
             "isolate": False,
             "base_dir": str(suite.base_dir),
             "runs_dir": str(runs_dir),
@@ -286,24 +288,25 @@ def describe_plan(suite: Suite) -> str:
             )
         )
     sim_rows = [
-        [sc.name, sc.workload, sc.system, _order(sc), ", ".join(pols)]
+        [
+            sc.name,
+            sc.core,
+            sc.workload,
+            sc.system,
+            get_core(sc.core).describe(sc.spec),
+            ", ".join(pols),
+        ]
         for sc, pols in suite.scenarios
     ]
     if sim_rows:
         lines.append(
-            tabulate(sim_rows, headers=["scenario", "workload", "system", "order", "policies"])
+            tabulate(
+                sim_rows,
+                headers=["scenario", "core", "workload", "system", "settings", "policies"],
+            )
         )
     lines.append(
         f"{len(dcells)} decision cells, {len(scells)} simulation cells, "
         f"{len(dcells) + len(scells)} in all"
     )
     return "\n\n".join(lines)
-
-
-def _order(sc: Any) -> str:
-    """The plan's "order" column: base order + backfilling, or a Cerberus scenario's mode and
-    window (``lifecycle = "cerberus"``: three queues, no backfilling)."""
-    if sc.lifecycle == "cerberus":
-        mode = dict(sc.policy_options).get("mode", "corrected")
-        return f"cerberus {mode}, w={sc.window or 'all'}"
-    return f"{sc.priority}+{sc.backfill}"
