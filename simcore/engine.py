@@ -1008,7 +1008,6 @@ class Simulation:
             wake_times=np.frombuffer(self._woken, dtype=np.float64).copy(),
         )
 
-
     def _counters(self) -> dict[str, Any]:
         """The run's counters, in the order ``metrics.json`` lists them."""
         c = self.counters
@@ -1027,6 +1026,7 @@ class Simulation:
             "stage_in_deferred_unsafe": c.stage_in_deferred_unsafe,
             **c.extra,
         }
+
 
 #: Action type -> the ``Simulation`` method that validates and applies it. A new kind of action
 #: (advance reservations, data staging, file loads) is a dataclass in ``simcore/policy.py`` and

@@ -49,7 +49,11 @@ def no_loading(monkeypatch):
         ({"policy": "naive", "options": {"mode": "paper"}}, SpecError, "mode: expected a key"),
         ({"policy": "lea", "options": {"mode": "fast"}}, SpecError, "mode: expected reference"),
         ({"policy": "reserve"}, PolicyOptionError, "needs --solver"),
-        ({"policy": "cerberus-fcfs", "policy_options": {"run_solver": "dp"}}, SpecError, "run_solver"),
+        (
+            {"policy": "cerberus-fcfs", "policy_options": {"run_solver": "dp"}},
+            SpecError,
+            "run_solver",
+        ),
     ],
 )
 def test_arguments_are_checked_before_any_workload_is_read(no_loading, kwargs, error, words):
