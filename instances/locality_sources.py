@@ -11,6 +11,7 @@ grid), ``mode`` (``reference`` | ``paper``), ``every`` (keep every n-th decision
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -55,6 +56,7 @@ class LocalityDecisions(ProblemSource):
     def build(self, spec: dict[str, Any], base: Path) -> Iterator[SourceInstance]:
         from schedbench.instances.locality_io import generate_locality
         from schedbench.simcore.locality import LocalityOptions, LocalityPlatform, simulate_locality
+        from schedbench.simcore.locality.engine import JobNeverStartsError
         from schedbench.simcore.locality.registry import make_locality_scheduler
 
         jobs = int(spec.get("jobs", 600))
@@ -73,13 +75,17 @@ class LocalityDecisions(ProblemSource):
                 def keep(problem: Any, ctx: dict[str, Any], got: list[Any] = got) -> None:
                     got.append((problem, ctx))
 
-                simulate_locality(
-                    wl,
-                    make_locality_scheduler(name, record_problems=True),
-                    LocalityPlatform(nodes=nodes),
-                    options,
-                    recorder=keep,
-                )
+                # a small synthetic day can be too sparse for the reference's 30 s gate grid:
+                # the run stops when no event can plan the rest; the decisions taken until then
+                # are the reference's all the same
+                with contextlib.suppress(JobNeverStartsError):
+                    simulate_locality(
+                        wl,
+                        make_locality_scheduler(name, record_problems=True),
+                        LocalityPlatform(nodes=nodes),
+                        options,
+                        recorder=keep,
+                    )
                 for k, (problem, ctx) in enumerate(got[::every][:limit]):
                     yield SourceInstance(
                         f"{self.name}/{name}/seed={seed}/{k}",

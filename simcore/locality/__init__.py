@@ -11,6 +11,7 @@ EFT, LEA, LEO, LEM, each with backfilling), their metrics (``papers/locality-eva
 from __future__ import annotations
 
 from schedbench.simcore.locality.engine import (
+    JobNeverStartsError,
     LocalityResult,
     LocalitySimulator,
     Planner,
@@ -28,6 +29,7 @@ from schedbench.simcore.locality.run import simulate_locality
 
 __all__ = [
     "EVALUATED",
+    "JobNeverStartsError",
     "LocalityOptions",
     "LocalityPlatform",
     "LocalityResult",

@@ -103,10 +103,35 @@ def evict_term(
     """E of a job with ``file`` on ``node`` at ``at`` (§6). Single precision: the float32 sum
     × ``share32`` (float32 cores / cores_per_node) / ``bw32``, each step rounded to float32;
     else the float64 sum × cores / cpn / bw."""
+    acc = evict_sum(files, ends, sizes, counts, node, file, at, zero)
+    return evict_scale(acc, single, share32, bw32, cores, cpn, bw)
+
+
+@njit(cache=True)
+def evict_sum(
+    files: np.ndarray,
+    ends: np.ndarray,
+    sizes: np.ndarray,
+    counts: np.ndarray,
+    node: int,
+    file: int,
+    at: int,
+    zero: Any,
+) -> Any:  # pragma: no cover
+    """The sizes in :func:`evict_term`, summed one by one in list order, from ``zero`` (a
+    float32 zero in single precision: each step rounds to float32)."""
     acc = zero
     for k in range(counts[node]):
         if files[node, k] != file and ends[node, k] <= at:
             acc = acc + sizes[node, k]
+    return acc
+
+
+@njit(cache=True)
+def evict_scale(
+    acc: Any, single: bool, share32: Any, bw32: Any, cores: float, cpn: float, bw: float
+) -> float:  # pragma: no cover
+    """E from the summed sizes (:func:`evict_term`)."""
     if single:
         return float(np.float32(np.float32(acc * share32) / bw32))
     return float(acc * cores / cpn / bw)
@@ -166,25 +191,42 @@ def select_reference(
             any_w = True
     if not any_w:
         return i0, b0
+    return select_from(
+        i0, b0, partial, w2, at, files, ends, sizes, counts, file, single, zero, share32, bw32,
+        cores, cpn, bw,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def select_from(
+    i0: int,
+    b0: float,
+    partial: np.ndarray,
+    w2: np.ndarray,
+    at: np.ndarray,
+    files: np.ndarray,
+    ends: np.ndarray,
+    sizes: np.ndarray,
+    counts: np.ndarray,
+    file: int,
+    single: bool,
+    zero: Any,
+    share32: Any,
+    bw32: Any,
+    cores: float,
+    cpn: float,
+    bw: float,
+) -> tuple[int, float]:  # pragma: no cover
+    """:func:`select_reference` once its first pass is done: ``i0`` is the first node of
+    smallest lower bound ``b0`` (and some node has W_evict > 0)."""
+    n = partial.size
     best_i = i0
     best_v = b0
     if w2[i0] != 0:
         e = evict_term(
-            files,
-            ends,
-            sizes,
-            counts,
-            i0,
-            file,
-            at[i0],
-            single,
-            zero,
-            share32,
-            bw32,
-            cores,
-            cpn,
-            bw,
-        )
+            files, ends, sizes, counts, i0, file, at[i0], single, zero, share32, bw32, cores,
+            cpn, bw,
+        )  # fmt: skip
         best_v = full_score(partial[i0], w2[i0], e, single)
     for i in range(n):
         if i == i0:
@@ -195,57 +237,13 @@ def select_reference(
         v = lo
         if w2[i] != 0:
             e = evict_term(
-                files,
-                ends,
-                sizes,
-                counts,
-                i,
-                file,
-                at[i],
-                single,
-                zero,
-                share32,
-                bw32,
-                cores,
-                cpn,
-                bw,
-            )
+                files, ends, sizes, counts, i, file, at[i], single, zero, share32, bw32, cores,
+                cpn, bw,
+            )  # fmt: skip
             v = full_score(partial[i], w2[i], e, single)
         if v < best_v or (v == best_v and i < best_i):
             best_v, best_i = v, i
     return best_i, best_v
-
-
-@njit(cache=True)
-def backfill_prefilter(
-    hole_count: np.ndarray,
-    hole_last_end: np.ndarray,
-    avail: np.ndarray,
-    cores: int,
-    now: int,
-    end_by: int,
-    need_lasting_hole: bool,
-) -> np.ndarray:  # pragma: no cover
-    """Hole nodes, in scan order, that pass two necessary conditions of backfilling a job of
-    ``cores`` cores now (§7): enough cores free now besides the hole (``avail`` is each node's
-    sorted core free times), and, unless the hole quirk is on, a hole lasting until ``end_by``
-    (a node's holes are sorted by end: its last one lasts longest)."""
-    out = np.empty(hole_count.size, dtype=np.int64)
-    m = 0
-    width = avail.shape[1]
-    for node in range(hole_count.size):
-        h = hole_count[node]
-        if h == 0:
-            continue
-        if cores > h:
-            col = min(cores - 1 - h, width - 1)
-            if avail[node, col] > now:
-                continue
-        if need_lasting_hole and hole_last_end[node] < end_by:
-            continue
-        out[m] = node
-        m += 1
-    return out[:m]
 
 
 @njit(cache=True)
@@ -343,3 +341,322 @@ def leo_weights(
         else:
             v1[i] = w1
             v2[i] = w2
+
+
+# -- the planner's file intervals (model note §5) ---------------------------------------------------
+# One scheduler run's intervals (start, load complete, planned end) of every (node, file), kept as
+# one linked list per file in flat arrays: ``iv[i]`` = (node, start, load complete, end, next
+# interval of the same file or −1, file), ``ht[f]`` = (first, last) interval of file ``f`` or
+# −1. A node's intervals of a file appear in the list in the order they were added, which is the
+# order the reference keeps in its per-node lists.
+IV_NODE, IV_START, IV_LOAD, IV_END, IV_NEXT, IV_FILE = range(6)
+IV_COLUMNS = 6
+ENT_NODE, ENT_FILE, ENT_LOAD, ENT_END, ENT_USERS, ENT_NEXT = range(6)
+ENT_COLUMNS = 6
+
+
+@njit(cache=True)
+def ival_append(
+    iv: np.ndarray, ht: np.ndarray, m: int, file: int, node: int, start: int, load: int, end: int
+) -> None:  # pragma: no cover
+    """Add interval ``m`` (the next free row of ``iv``) to ``file``'s list."""
+    iv[m, IV_NODE] = node
+    iv[m, IV_START] = start
+    iv[m, IV_LOAD] = load
+    iv[m, IV_END] = end
+    iv[m, IV_NEXT] = -1
+    iv[m, IV_FILE] = file
+    if ht[file, 0] < 0:
+        ht[file, 0] = m
+    else:
+        iv[ht[file, 1], IV_NEXT] = m
+    ht[file, 1] = m
+
+
+@njit(cache=True)
+def ivals_rebuild(
+    iv: np.ndarray, ht: np.ndarray, n_old: int, ent: np.ndarray, eids: np.ndarray, now: int
+) -> int:  # pragma: no cover
+    """``get_current_intervals`` (§5): drop every interval (the ``n_old`` of the last run) and
+    give each file entry of ``eids`` (rows of ``ent``: (node, file, load complete, end, running
+    users, ...)) one interval from the jobs running now — (now, max(load complete, now), end) —
+    or, if its last user ended this very second, (now, now, now); returns the number of
+    intervals. ``eids`` need only hold the entries that can have one (running users, or an end
+    now): the others get none. Their order does not matter: an entry has one interval, and a
+    file's list is only ever read node by node."""
+    for i in range(n_old):
+        f = iv[i, IV_FILE]
+        ht[f, 0] = -1
+        ht[f, 1] = -1
+    m = 0
+    for k in range(eids.size):
+        e = eids[k]
+        if ent[e, ENT_USERS] > 0:
+            ival_append(
+                iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now,
+                max(ent[e, ENT_LOAD], now), ent[e, ENT_END],
+            )  # fmt: skip
+            m += 1
+        elif ent[e, ENT_END] == now:
+            ival_append(iv, ht, m, ent[e, ENT_FILE], ent[e, ENT_NODE], now, now, now)
+            m += 1
+    return m
+
+
+@njit(cache=True)
+def ent_find(
+    ent: np.ndarray, ent_head: np.ndarray, file: int, node: int
+) -> int:  # pragma: no cover
+    """The row of the (node, file) entry, through the file's list of entries; −1 if none."""
+    e = ent_head[file]
+    while e >= 0:
+        if ent[e, ENT_NODE] == node:
+            return e
+        e = ent[e, ENT_NEXT]
+    return -1
+
+
+@njit(cache=True)
+def load_terms(
+    iv: np.ndarray,
+    ht: np.ndarray,
+    file: int,
+    at: np.ndarray,
+    now: int,
+    from_now: bool,
+    full: Any,
+    mark: np.ndarray,
+    stamp: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover
+    """TL of a job reading ``file`` on every node at ``at[n]`` (§6) into ``out``: on a node,
+    the first of its intervals of the file that contains ``at[n]`` (ends included) decides — 0
+    if the load is complete by then, else the rest of the load from now (``from_now``,
+    reference) or from ``at[n]`` (paper); ``full`` (size / bandwidth) where none does.
+    ``mark``/``stamp`` record the nodes already decided (``mark[n] == stamp``) without
+    clearing an array per call."""
+    for n in range(out.size):
+        out[n] = full
+    load_terms_walk(iv, ht, file, at, now, from_now, mark, stamp, out)
+
+
+@njit(cache=True)
+def load_terms_walk(
+    iv: np.ndarray,
+    ht: np.ndarray,
+    file: int,
+    at: np.ndarray,
+    now: int,
+    from_now: bool,
+    mark: np.ndarray,
+    stamp: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover
+    """:func:`load_terms` on an ``out`` that already holds the full load time everywhere: the
+    nodes where an interval of ``file`` decides."""
+    i = ht[file, 0]
+    while i >= 0:
+        n = iv[i, IV_NODE]
+        if mark[n] != stamp:
+            a = at[n]
+            if iv[i, IV_START] <= a and a <= iv[i, IV_END]:
+                mark[n] = stamp
+                if iv[i, IV_LOAD] <= a:
+                    out[n] = 0
+                else:
+                    out[n] = iv[i, IV_LOAD] - (now if from_now else a)
+        i = iv[i, IV_NEXT]
+
+
+@njit(cache=True)
+def load_term_one(
+    iv: np.ndarray, ht: np.ndarray, file: int, node: int, at: int, now: int, from_now: bool
+) -> tuple[bool, int]:  # pragma: no cover
+    """:func:`load_terms` on one node: (whether an interval decides, its TL)."""
+    i = ht[file, 0]
+    while i >= 0:
+        if iv[i, IV_NODE] == node and iv[i, IV_START] <= at and at <= iv[i, IV_END]:
+            if iv[i, IV_LOAD] <= at:
+                return True, 0
+            return True, iv[i, IV_LOAD] - (now if from_now else at)
+        i = iv[i, IV_NEXT]
+    return False, 0
+
+
+# -- backfilling holes (model note §7) ---------------------------------------------------------------
+# A node's hole cores, in the reference's order (``insert_cores_in_a_hole_list_sorted_increasing_
+# order``, backfill mode 2): ``hole_core[n, :hole_count[n]]`` and the end of each core's hole in
+# ``hole_end`` (the start of the job that claimed the idle core), sorted by end.
+
+
+@njit(cache=True)
+def hole_insert(
+    hole_core: np.ndarray,
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    node: int,
+    core: int,
+    end: int,
+) -> None:  # pragma: no cover
+    """Insert ``core`` with a hole ending at ``end``: at the head if the list is empty or the
+    head ends later (or at the same time on a higher core), else after the last hole ending by
+    ``end``."""
+    h = hole_count[node]
+    if (
+        h == 0
+        or hole_end[node, 0] > end
+        or (hole_end[node, 0] == end and hole_core[node, 0] > core)
+    ):
+        pos = 0
+    else:
+        pos = 0
+        while pos + 1 < h and hole_end[node, pos + 1] <= end:
+            pos += 1
+        pos += 1
+    for k in range(h, pos, -1):
+        hole_core[node, k] = hole_core[node, k - 1]
+        hole_end[node, k] = hole_end[node, k - 1]
+    hole_core[node, pos] = core
+    hole_end[node, pos] = end
+    hole_count[node] = h + 1
+
+
+@njit(cache=True)
+def can_backfill(
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    avail: np.ndarray,
+    node: int,
+    cores: int,
+    now: int,
+    end_by: int,
+    quirk: bool,
+) -> tuple[bool, int, int]:  # pragma: no cover
+    """Whether a job of ``cores`` cores ending by ``end_by`` can start now on ``node`` in its
+    hole (§7): (ok, cores from the hole, cores from fully free cores). The reference first
+    asks for ``cores`` hole cores, or enough cores free now besides the hole; then takes the
+    hole cores whose hole lasts until ``end_by`` (in list order, at most ``cores``) and the rest
+    from the earliest free cores, which must be free now. Its test that a usable hole core
+    exists is ineffective (``quirk``): then none is required."""
+    h = hole_count[node]
+    if h == 0:
+        return False, 0, 0
+    if not (cores <= h or avail[node, cores - 1 - h] <= now):
+        return False, 0, 0
+    from_hole = 0
+    for k in range(h):
+        if end_by <= hole_end[node, k]:
+            from_hole += 1
+            if from_hole == cores:
+                break
+    if from_hole == 0 and not quirk:
+        return False, 0, 0
+    outside = cores - from_hole
+    for k in range(outside):
+        if avail[node, k] > now:
+            return False, 0, 0
+    return True, from_hole, outside
+
+
+@njit(cache=True)
+def backfill_options(
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    avail: np.ndarray,
+    cores: int,
+    now: int,
+    end_by: int,
+    quirk: bool,
+    before: int,
+    first_only: bool,
+    out: np.ndarray,
+) -> int:  # pragma: no cover
+    """:func:`can_backfill` on the nodes before ``before``, in scan order: the rows (node, from
+    hole, outside) of the nodes where it succeeds go to ``out`` (only the first with
+    ``first_only``, FCFS-BF's rule); returns their number."""
+    m = 0
+    for node in range(min(before, hole_count.size)):
+        if hole_count[node] == 0:
+            continue
+        ok, from_hole, outside = can_backfill(
+            hole_end, hole_count, avail, node, cores, now, end_by, quirk
+        )
+        if ok:
+            out[m, 0] = node
+            out[m, 1] = from_hole
+            out[m, 2] = outside
+            m += 1
+            if first_only:
+                break
+    return m
+
+
+@njit(cache=True)
+def fits_hole_only(
+    hole_end: np.ndarray, hole_count: np.ndarray, node: int, cores: int, end_by: int
+) -> bool:  # pragma: no cover
+    """The pool-exhausted test (§7): ``cores`` hole cores of ``node`` whose holes last until
+    ``end_by``."""
+    h = hole_count[node]
+    if h == 0 or cores > h:
+        return False
+    got = 0
+    for k in range(h):
+        if end_by <= hole_end[node, k]:
+            got += 1
+            if got == cores:
+                return True
+    return False
+
+
+@njit(cache=True)
+def take_hole_cores(
+    hole_core: np.ndarray,
+    hole_end: np.ndarray,
+    hole_count: np.ndarray,
+    node: int,
+    take: int,
+    end_by: int,
+    used: np.ndarray,
+) -> int:  # pragma: no cover
+    """Remove from ``node``'s holes the first ``take`` cores (in list order) whose hole lasts
+    until ``end_by``, writing them to ``used``; returns how many were found."""
+    h = hole_count[node]
+    got = 0
+    keep = 0
+    for k in range(h):
+        if got < take and end_by <= hole_end[node, k]:
+            used[got] = hole_core[node, k]
+            got += 1
+        else:
+            hole_core[node, keep] = hole_core[node, k]
+            hole_end[node, keep] = hole_end[node, k]
+            keep += 1
+    hole_count[node] = keep
+    return got
+
+
+@njit(cache=True)
+def reset_cores(
+    run_end: np.ndarray, now: int, avail: np.ndarray, cid: np.ndarray
+) -> None:  # pragma: no cover
+    """``reset_cores``: every core is free now, or at the walltime end of the job running on it
+    (``run_end`` by core id, −1 when idle); each node's row sorted by (free time, core id)."""
+    nodes, width = run_end.shape
+    times = np.empty(width, dtype=np.int64)
+    for node in range(nodes):
+        for core in range(width):
+            e = run_end[node, core]
+            times[core] = e if e >= 0 else now
+        for k in range(width):
+            cid[node, k] = k
+        for i in range(1, width):
+            x = cid[node, i]
+            tx = times[x]
+            j = i - 1
+            while j >= 0 and times[cid[node, j]] > tx:
+                cid[node, j + 1] = cid[node, j]
+                j -= 1
+            cid[node, j + 1] = x
+        for k in range(width):
+            avail[node, k] = times[cid[node, k]]

@@ -14,10 +14,11 @@ nothing in the reference either) and, within a second:
 2. jobs planned to start now start;
 3. jobs submitted up to now arrive — into the queue if a job ended this second, else into a
    separate "new" list;
-4. the scheduler may run, only if ``options.gate_s`` seconds have passed since its last run:
-   after a job end it clears every plan and replans the queue (``full`` run); else, if jobs
-   arrived this second, it plans the new list behind the existing plans (``new`` run), which
-   then joins the queue's tail;
+4. the scheduler may run, only in an open second of the gate (``options.gate_s``; in the
+   reference the seconds t0 + k·30, k ≥ 1, where t0 is the first second: see
+   ``LocalityOptions.gate_clock``): after a job end it clears every plan and replans the queue
+   (``full`` run); else, if jobs arrived this second, it plans the new list behind the existing
+   plans (``new`` run), which then joins the queue's tail;
 5. the jobs it planned for now start.
 
 The run ends as soon as every evaluated (category 1) job has started (§4); their end times are
@@ -52,6 +53,7 @@ from typing import Any, Protocol
 import numpy as np
 
 import schedbench.simcore.locality._kernels as _k
+import schedbench.simcore.locality._plan as _p
 from schedbench.simcore.errors import ConfigError, SimulationError
 from schedbench.simcore.locality.model import (
     EVALUATED,
@@ -67,6 +69,7 @@ from schedbench.simcore.solver import timed_solve
 
 __all__ = [
     "FileEntry",
+    "JobNeverStartsError",
     "LocalityResult",
     "LocalityScheduler",
     "LocalitySimulator",
@@ -75,6 +78,14 @@ __all__ = [
 ]
 
 _NEVER = 2**62
+
+
+class JobNeverStartsError(SimulationError):
+    """No event is left that could plan an evaluated job that has not started: in reference
+    mode, the fixed 30 s gate grid (``LocalityOptions.gate_clock``) on a workload too sparse for
+    job ends and arrivals to fall on it. The reference itself loops until its clock overflows.
+    Not a bug of the engine: callers that only need what happened before (recorded decisions)
+    may catch it."""
 
 
 class LocalityScheduler(Protocol):
@@ -94,21 +105,20 @@ class FileEntry:
     is seen on the node (planned or loaded) and never removes it; ``rank`` is its place in the
     node's list (scan order of the eviction term). ``load_done`` is when its current load
     completes, ``end_time`` when its last user ends (or the latest planned end of its running
-    users), ``users`` how many running jobs use it. ``ivals`` are the planner's intervals
-    (start, load complete, planned end) of the current scheduler run ``run``."""
+    users), ``users`` how many running jobs use it. ``eid`` is its row in the engine's entry
+    table, which mirrors those three for the compiled interval rebuild."""
 
-    __slots__ = ("end_time", "file", "ivals", "load_done", "node", "rank", "run", "size", "users")
+    __slots__ = ("eid", "end_time", "file", "load_done", "node", "rank", "size", "users")
 
-    def __init__(self, node: int, file: int, size: float, rank: int):
+    def __init__(self, node: int, file: int, size: float, rank: int, eid: int):
         self.node = node
         self.file = file
         self.size = size  # float32 value held exactly in a Python float (single mode)
         self.rank = rank
+        self.eid = eid
         self.load_done = -1
         self.end_time = -1
         self.users = 0
-        self.ivals: list[tuple[int, int, int]] = []
-        self.run = -1
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -130,6 +140,9 @@ class LocalityResult:
     decisions: int = 0
     decision_latency_s: float = 0.0
     wall_s: float = 0.0
+    #: wall seconds inside the scheduler's runs (planning); the rest of ``wall_s`` is the clock,
+    #: job starts and ends, and the file view's upkeep
+    plan_s: float = 0.0
 
     @property
     def evaluated(self) -> np.ndarray:
@@ -227,14 +240,17 @@ class Planner:
         cores from fully free cores)."""
         return self._sim.can_backfill(job, node)
 
-    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
-        """:meth:`backfill_check` on every hole node in scan order, the nodes where it succeeds:
-        (node, cores from the hole, cores from fully free cores)."""
-        return self._sim.backfill_options(job)
+    def backfill_options(
+        self, job: int, before: int | None = None, first_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`backfill_check` on every hole node before ``before`` (default: all) in scan
+        order, the nodes where it succeeds (only the first with ``first_only``): (node, cores
+        from the hole, cores from fully free cores)."""
+        return self._sim.backfill_options(job, before, first_only)
 
     def hole_nodes(self) -> list[int]:
         """Nodes with hole cores, in scan order."""
-        return sorted(self._sim.hole_set)
+        return self._sim.hole_nodes()
 
     def fits_hole_only(self, job: int, node: int) -> bool:
         """The pool-exhausted test (§7): the job's cores all from the node's hole."""
@@ -271,6 +287,13 @@ class Planner:
     def leave(self, job: int) -> None:
         """``job`` stays unplanned until the next scheduler run."""
         self._sim.plan_start[job] = -1
+
+    def plan_compiled(self, queue: Sequence[int], rule: str, backfill: bool) -> None:
+        """Plan all of ``queue`` as the built-in scheduler ``rule`` (``fcfs``, ``eft``, ``lea``,
+        ``leo``, ``lem``; with backfilling if ``backfill``) does, in one compiled call
+        (``simcore/locality/_plan.py``): the same rules as the schedulers' Python, for runs
+        where no problem is posed."""
+        self._sim.plan_compiled(self, queue, rule, backfill)
 
     # -- solver decisions ------------------------------------------------------------------------
     def decide(self, problem: Any) -> Any:
@@ -394,29 +417,55 @@ class LocalitySimulator:
         self.avail = np.zeros((N, C), dtype=np.int64)  # sorted by (time, core id)
         self.cid = np.tile(np.arange(C, dtype=np.int64), (N, 1))  # core id at each position
         self.run_end = np.full((N, C), -1, dtype=np.int64)  # by core id
-        self.n_free = [C] * N
-        self.holes: list[list[list[int]]] = [[] for _ in range(N)]  # [core id, hole end]
+        self.n_free = np.full(N, C, dtype=np.int64)  # cores not running a job
+        # backfilling holes (simcore/locality/_kernels.py): per node, hole cores and the end of
+        # each one's hole, in the reference's order; nodes with at least one hole core
+        self.hole_core = np.zeros((N, C), dtype=np.int64)
+        self.hole_end = np.zeros((N, C), dtype=np.int64)
+        self.hole_count = np.zeros(N, dtype=np.int64)
         self.hole_nodes_count = 0
-        self.hole_set: set[int] = set()  # nodes with hole cores (hole_nodes_count == its size)
-        self.hole_count = np.zeros(N, dtype=np.int64)  # len(holes[n])
-        self.hole_last_end = np.zeros(N, dtype=np.int64)  # holes[n][-1] end (the latest)
+        self._bf_out = np.zeros((N, 3), dtype=np.int64)  # backfill_options' rows
         self.data: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self._rank = 0
         self.running_nodes = 0
         self.running_cores = 0
         self.at_t = 0
         self.biggest_hole = 0
         self.biggest_hole_id = 0
-        # per-run file views
-        self.run_id = 0
-        self.live_by_file: dict[int, dict[int, FileEntry]] = {}
-        self.live_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
-        self.ended_now: list[FileEntry] = []
-        self.ended_at = -1
-        self.planned_by_file: dict[int, dict[int, FileEntry]] = {}
-        self.planned_by_node: list[dict[int, FileEntry]] = [{} for _ in range(N)]
+        # per-run file views: the planner's intervals (simcore/locality/_kernels.py), rebuilt at
+        # every scheduler run from the entry table, which mirrors each FileEntry's node, file,
+        # load completion, end and running users
+        self._ent = np.zeros((1024, _k.ENT_COLUMNS), dtype=np.int64)
+        self._n_ent = 0
+        # the entries that can have an interval at a scheduler run: running users (kept in
+        # insertion order), or the last user ended at ``_ended_t``
+        self._live: dict[int, None] = {}
+        self._ended_eids: list[int] = []
+        self._ended_t = -1
+        max_file = int(workload.file.max()) if n else 0
+        # the entries of each file as a linked list (first row per file, next row in column
+        # 5), how the compiled planner (simcore/locality/_plan.py) finds a (node, file) entry;
+        # an entry's rank in its node's list (the eviction term's order) is its row: both count
+        # the entries as they are created
+        self._ent_head = np.full(max_file + 1, -1, dtype=np.int64)
+        self._size_of_file = np.zeros(max_file + 1, dtype=np.float64)
+        for j in range(n):
+            f = self.file[j]
+            if f != 0 and self._size_of_file[f] == 0.0:
+                self._size_of_file[f] = self.size[j]
+        self._iv = np.zeros((4096, _k.IV_COLUMNS), dtype=np.int64)
+        self._ht = np.full((max_file + 1, 2), -1, dtype=np.int64)
+        self._n_iv = 0
+        self._mark = np.zeros(N, dtype=np.int64)  # load_terms' decided nodes (by stamp)
+        self._stamp = 0
+        # the compiled planner's kept eviction sums per node (simcore/locality/_plan.py:
+        # _evict): (run epoch, file, time) and the sum
+        self._ec_tag = np.full((N, 3), -1, dtype=np.int64)
+        self._ec_acc = np.zeros(N, dtype=np.float32 if single else np.float64)
+        self._epoch = 0
+        self._from_now = self.options.load_term_from == "now"
+        self._tl_dtype = np.float32 if single else np.float64
         # eviction rows (simcore/locality/_kernels.py): the base rows (entries with intervals at
-        # the start of a run: live files and files whose last user ended at ``ended_at``), kept
+        # the start of a run: live files and files whose last user ended this second), kept
         # up to date at job starts and ends, and the run's working copy, which placements extend
         self._rows_base = _EvictRows(N, np.float32 if single else np.float64)
         self._rows = _EvictRows(N, np.float32 if single else np.float64)
@@ -427,11 +476,12 @@ class LocalitySimulator:
         self._evict_args_by_cores: dict[int, tuple[Any, ...]] = {}
         self._used = np.zeros(C, dtype=np.int64)  # take_cores' outputs
         self._free_now = np.zeros(C, dtype=np.int64)
-        # jobs
-        self.plan_start = [-1] * n
-        self.plan_node = [-1] * n
-        self.plan_transfer = [0] * n
-        self.plan_cores: list[list[int]] = [[] for _ in range(n)]
+        # jobs: the current plan (start −1: not planned) and its cores
+        self.plan_start = np.full(n, -1, dtype=np.int64)
+        self.plan_node = np.full(n, -1, dtype=np.int64)
+        self.plan_transfer = np.zeros(n, dtype=np.int64)
+        self.plan_cores = np.zeros((n, C), dtype=np.int64)  # the first cores[j] of row j
+        self._placed = np.zeros(max(n, 1), dtype=np.int64)  # the compiled planner's placements
         self.start = np.full(n, -1, dtype=np.int64)
         self.end = np.full(n, -1, dtype=np.int64)
         self.node = np.full(n, -1, dtype=np.int64)
@@ -457,6 +507,7 @@ class LocalitySimulator:
         }
         self.decisions = 0
         self.decision_latency = 0.0
+        self.plan_s = 0.0
 
     # =============================================================================================
     # File views (§5)
@@ -464,26 +515,24 @@ class LocalitySimulator:
     def _begin_run(self) -> None:
         """``get_current_intervals``: every file entry's intervals are rebuilt from the jobs
         running now; a file whose last user ended this very second gets a zero-length interval at
-        now; intervals planned by earlier runs are dropped.
-
-        The rebuild is lazy (:meth:`_ivals`): an entry gets its intervals of this run when the
-        run first reads or extends them. Nothing a run does changes what the rebuild reads (the
-        entry's users, load completion and end time change only when jobs start or end, between
-        runs), so the result is the same as rebuilding every entry here.
+        now; intervals planned by earlier runs are dropped (compiled:
+        :func:`~simcore.locality._kernels.ivals_rebuild`, over the entry table).
 
         The eviction rows (§6's E reads the end of each entry's latest interval) follow the same
         rule without a rebuild: the base rows hold exactly the entries this rebuild gives an
         interval — live files (end = their latest planned end, set at each job start) and files
-        whose last user ended at ``ended_at`` (end = that second) — once the files that ended
+        whose last user ended this very second (end = that second) — once the files that ended
         before now are dropped here; the run works on a copy that its placements extend."""
-        self.run_id += 1
-        for byf in self.planned_by_file.values():
-            byf.clear()
-        self.planned_by_file = {}
-        for d in self.planned_by_node:
-            d.clear()
-        # eviction rows: ended files stop having intervals once their end second has passed
         t = self.t
+        eids = list(self._live)
+        if self._ended_t == t:
+            eids += self._ended_eids
+        if self._iv.shape[0] < len(eids) + 1:
+            self._grow_iv(len(eids) + 1)
+        self._n_iv = _k.ivals_rebuild(
+            self._iv, self._ht, self._n_iv, self._ent, np.array(eids, dtype=np.int64), t
+        )
+        # eviction rows: ended files stop having intervals once their end second has passed
         keep: list[FileEntry] = []
         for e in self._ended_rows:
             if e.users == 0:
@@ -494,73 +543,37 @@ class LocalitySimulator:
         self._ended_rows = keep
         self._rows.copy_from(self._rows_base)
 
-    def _ivals(self, e: FileEntry) -> list[tuple[int, int, int]]:
-        """The entry's intervals in the current run (built on first use, see :meth:`_begin_run`):
-        one (now, load complete, end) if jobs running now use the file, a zero-length one at now
-        if its last user ended this very second, else none (until the run plans one)."""
-        if e.run != self.run_id:
-            t = self.t
-            if e.users > 0:
-                e.ivals = [(t, max(e.load_done, t), e.end_time)]
-            elif self.ended_at == t and e.end_time == t:
-                # users == 0 and end_time == now: its last user ended this second (ended_now)
-                e.ivals = [(t, t, t)]
-            else:
-                e.ivals = []
-            e.run = self.run_id
-        return e.ivals
+    def _grow_iv(self, need: int) -> None:
+        cap = max(need, 2 * self._iv.shape[0])
+        grown = np.zeros((cap, _k.IV_COLUMNS), dtype=np.int64)
+        grown[: self._n_iv] = self._iv[: self._n_iv]
+        self._iv = grown
 
-    def _has_ivals(self, e: FileEntry) -> bool:
-        return bool(self._ivals(e))
-
-    def _file_entries(self, f: int) -> list[FileEntry]:
-        out: dict[int, FileEntry] = {}
-        live = self.live_by_file.get(f)
-        if live:
-            out.update(live)
-        if self.ended_at == self.t:
-            for e in self.ended_now:
-                if e.file == f and self._has_ivals(e):
-                    out[e.node] = e
-        planned = self.planned_by_file.get(f)
-        if planned:
-            out.update(planned)
-        return list(out.values())
-
-    def _tl_entry(self, e: FileEntry, job: int, at: int) -> float | None:
-        """TL from one entry's intervals at time ``at`` (None: no interval covers ``at``)."""
-        for s, load, end in self._ivals(e):
-            if s <= at and load <= at and at <= end:
-                return 0.0
-            if s <= at and at <= end:
-                ref = self.t if self.options.load_term_from == "now" else at
-                return float(load - ref)
-        return None
+    def _sync_entry(self, e: FileEntry) -> None:
+        """Mirror ``e``'s load completion, end and users into the entry table."""
+        row = self._ent[e.eid]
+        row[2] = e.load_done
+        row[3] = e.end_time
+        row[4] = e.users
 
     def load_terms(self, job: int, at: np.ndarray) -> np.ndarray:
-        dtype = np.float32 if self.options.single_precision else np.float64
         f = self.file[job]
         if f == 0:
-            return np.zeros(self.N, dtype=dtype)
-        out = np.full(self.N, self.full_tl[job], dtype=dtype)
-        for e in self._file_entries(f):
-            if not self._has_ivals(e):
-                continue
-            v = self._tl_entry(e, job, int(at[e.node]))
-            if v is not None:
-                out[e.node] = v
+            return np.zeros(self.N, dtype=self._tl_dtype)
+        out = np.empty(self.N, dtype=self._tl_dtype)
+        self._stamp += 1
+        _k.load_terms(
+            self._iv, self._ht, f, at, self.t, self._from_now,
+            out.dtype.type(self.full_tl[job]), self._mark, self._stamp, out,
+        )  # fmt: skip
         return out
 
     def load_term_one(self, job: int, node: int, at: int) -> float:
         f = self.file[job]
         if f == 0:
             return 0.0
-        e = self.data[node].get(f)
-        if e is not None and self._has_ivals(e):
-            v = self._tl_entry(e, job, at)
-            if v is not None:
-                return v
-        return self.full_tl[job]
+        found, v = _k.load_term_one(self._iv, self._ht, f, node, at, self.t, self._from_now)
+        return float(v) if found else self.full_tl[job]
 
     def _evict_args(self, job: int) -> tuple[Any, ...]:
         """The arguments of the compiled eviction term after (node, file, at) for ``job`` (they
@@ -616,95 +629,72 @@ class LocalitySimulator:
     def _entry(self, node: int, f: int) -> FileEntry:
         e = self.data[node].get(f)
         if e is None:
-            e = FileEntry(node, f, self.size_of_file(f, node), self._rank)
-            self._rank += 1
+            # the compiled planner creates entry rows without a FileEntry: adopt such a row
+            eid = int(_k.ent_find(self._ent, self._ent_head, f, node))
+            if eid < 0:
+                eid = self._n_ent
+                if eid == self._ent.shape[0]:
+                    self._grow_ent()
+                row = self._ent[eid]
+                row[_k.ENT_NODE] = node
+                row[_k.ENT_FILE] = f
+                row[_k.ENT_LOAD] = -1
+                row[_k.ENT_END] = -1
+                row[_k.ENT_NEXT] = self._ent_head[f]
+                self._ent_head[f] = eid
+                self._n_ent = eid + 1
+            e = FileEntry(node, f, self.size_of_file(f, node), eid, eid)
             self.data[node][f] = e
         return e
 
+    def _grow_ent(self) -> None:
+        self._ent = np.concatenate([self._ent, np.zeros_like(self._ent)])
+
     def size_of_file(self, f: int, node: int) -> float:
-        return self._file_size.get(f, 0.0)
+        return float(self._size_of_file[f])
 
     # =============================================================================================
     # Backfilling holes (§7)
     # =============================================================================================
     def can_backfill(self, job: int, node: int) -> tuple[bool, int, int]:
-        holes = self.holes[node]
-        H = len(holes)
-        c = self.cores[job]
-        t = self.t
-        if H == 0:
-            return False, 0, 0
-        avail = self.avail[node]
-        if not (c <= H or avail[c - 1 - H] <= t):
-            return False, 0, 0
-        end_by = t + self.walltime[job]
-        from_hole = 0
-        for _core, hole_end in holes:
-            if end_by <= hole_end:
-                from_hole += 1
-            if from_hole == c:
-                break
-        if from_hole == 0 and not self.options.bf_hole_quirk:
-            return False, 0, 0
-        outside = c - from_hole
-        for k in range(outside):
-            if avail[k] > t:
-                return False, 0, 0
-        return True, from_hole, outside
+        """:func:`simcore.locality._kernels.can_backfill` for ``job`` on ``node``."""
+        ok, from_hole, outside = _k.can_backfill(
+            self.hole_end, self.hole_count, self.avail, node, self.cores[job], self.t,
+            self.t + self.walltime[job], self.options.bf_hole_quirk,
+        )  # fmt: skip
+        return bool(ok), int(from_hole), int(outside)
 
-    def backfill_options(self, job: int) -> list[tuple[int, int, int]]:
-        """:meth:`can_backfill` on every hole node in scan order, where it succeeds. Two of its
-        necessary conditions are tested for all hole nodes at once first: enough cores free now
-        besides the hole, and (without the hole quirk) a hole lasting until the job's end."""
-        if not self.hole_set:
+    def backfill_options(
+        self, job: int, before: int | None = None, first_only: bool = False
+    ) -> list[tuple[int, int, int]]:
+        """:meth:`can_backfill` on every hole node before ``before`` (default all) in scan
+        order, where it succeeds (only the first with ``first_only``)."""
+        if not self.hole_nodes_count:
             return []
-        c = self.cores[job]
         t = self.t
-        nodes = _k.backfill_prefilter(
-            self.hole_count,
-            self.hole_last_end,
-            self.avail,
-            c,
-            t,
-            t + self.walltime[job],
-            not self.options.bf_hole_quirk,
-        )
-        out: list[tuple[int, int, int]] = []
-        for n in nodes.tolist():
-            fine, from_hole, outside = self.can_backfill(job, n)
-            if fine:
-                out.append((n, from_hole, outside))
-        return out
+        m = _k.backfill_options(
+            self.hole_end, self.hole_count, self.avail, self.cores[job], t,
+            t + self.walltime[job], self.options.bf_hole_quirk,
+            self.N if before is None else before, first_only, self._bf_out,
+        )  # fmt: skip
+        return [(r[0], r[1], r[2]) for r in self._bf_out[:m].tolist()]
 
     def fits_hole_only(self, job: int, node: int) -> bool:
-        holes = self.holes[node]
-        c = self.cores[job]
-        if not holes or c > len(holes):
-            return False
-        end_by = self.t + self.walltime[job]
-        got = 0
-        for _core, hole_end in holes:
-            if end_by <= hole_end:
-                got += 1
-            if got == c:
-                return True
-        return False
+        return bool(
+            _k.fits_hole_only(
+                self.hole_end, self.hole_count, node, self.cores[job], self.t + self.walltime[job]
+            )
+        )
+
+    def hole_nodes(self) -> list[int]:
+        """Nodes with hole cores, in scan order."""
+        return np.flatnonzero(self.hole_count).tolist()
 
     def _insert_hole(self, node: int, core: int, hole_end: int) -> None:
         """``insert_cores_in_a_hole_list_sorted_increasing_order`` (backfill mode 2)."""
-        holes = self.holes[node]
-        if not holes:
+        if self.hole_count[node] == 0:
             self.hole_nodes_count += 1
-            self.hole_set.add(node)
-        if not holes or holes[0][1] > hole_end or (holes[0][1] == hole_end and holes[0][0] > core):
-            holes.insert(0, [core, hole_end])
-        else:
-            k = 0
-            while k + 1 < len(holes) and holes[k + 1][1] <= hole_end:
-                k += 1
-            holes.insert(k + 1, [core, hole_end])
-        self.hole_count[node] = len(holes)
-        self.hole_last_end[node] = holes[-1][1]
+        _k.hole_insert(self.hole_core, self.hole_end, self.hole_count, node, core, hole_end)
 
     def _new_biggest_hole(self) -> None:
         best_id = int(np.argmax(self.hole_count))  # the first node with the most hole cores
@@ -762,14 +752,15 @@ class LocalitySimulator:
             times = self._times_by_id(node)
             from_hole, outside = backfill_cores
             end_by = t + wall
-            holes = self.holes[node]
             taken = 0
-            for core, hole_end in holes:
-                if taken == from_hole:
-                    break
-                if end_by <= hole_end:
-                    used.append(core)
-                    taken += 1
+            if from_hole:
+                taken = _k.take_hole_cores(
+                    self.hole_core, self.hole_end, self.hole_count, node, from_hole, end_by,
+                    self._used,
+                )  # fmt: skip
+                used = self._used[:taken].tolist()
+                if self.hole_count[node] == 0:
+                    self.hole_nodes_count -= 1
             if taken != from_hole:
                 raise SimulationError(
                     f"scheduler {self.scheduler.name}: node {node} has no {from_hole} hole cores "
@@ -784,15 +775,6 @@ class LocalitySimulator:
                     )
                 used.append(core)
                 times[core] = t + wall
-            if from_hole:
-                gone = set(used[:from_hole])
-                self.holes[node] = [h for h in holes if h[0] not in gone]
-                self.hole_count[node] = len(self.holes[node])
-                if self.holes[node]:
-                    self.hole_last_end[node] = self.holes[node][-1][1]
-                if not self.holes[node]:
-                    self.hole_nodes_count -= 1
-                    self.hole_set.discard(node)
             self.at_t += c
             planner.claimed += outside
             self.counters["backfilled"] += 1
@@ -827,17 +809,111 @@ class LocalitySimulator:
         self.plan_start[job] = start
         self.plan_node[job] = node
         self.plan_transfer[job] = transfer
-        self.plan_cores[job] = used
+        self.plan_cores[job, : len(used)] = used
         self.counters["placements"] += 1
         f = self.file[job]
         if add_interval and self.scheduler.uses_files:
             e = self._entry(node, f)
-            self._ivals(e).append((start, start + transfer, start + wall))
+            m = self._n_iv
+            if m == self._iv.shape[0]:
+                self._grow_iv(m + 1)
+            _k.ival_append(self._iv, self._ht, m, f, node, start, start + transfer, start + wall)
+            self._n_iv = m + 1
             self._rows.set(e, start + wall)
-            self.planned_by_node[node][f] = e
-            self.planned_by_file.setdefault(f, {})[node] = e
         self.starts_at.setdefault(start, []).append(job)
         heapq.heappush(self.start_heap, start)
+
+    def plan_compiled(
+        self, planner: Planner, queue: Sequence[int], rule: str, backfill: bool
+    ) -> None:
+        """:meth:`Planner.plan_compiled`: one call of :func:`simcore.locality._plan.plan_run`,
+        again from where it stopped whenever an array has to grow; then the planned starts are
+        filed and the run's counters taken back."""
+        o = self.options
+        t = self.t
+        cfg = np.array(
+            [
+                _p.RULES[rule], int(backfill), int(self.scheduler.uses_files), t,
+                int(o.single_precision), int(o.load_term_from == "now"), o.weights_lea[0],
+                o.weights_lea[1], o.lem_threshold_pct, int(o.leo_sticky), int(o.bf_hole_quirk),
+                int(o.score_horizon == "all-claimed"),
+            ],
+            dtype=np.int64,
+        )  # fmt: skip
+        st = np.zeros(_p.ST_SIZE, dtype=np.int64)
+        st[_p.ST_CLAIMED] = planner.claimed
+        st[_p.ST_AT_T] = self.at_t
+        st[_p.ST_RUNNING_NODES] = planner.running_nodes
+        st[_p.ST_BIGGEST_HOLE] = self.biggest_hole
+        st[_p.ST_BIGGEST_HOLE_ID] = self.biggest_hole_id
+        st[_p.ST_HOLE_NODES] = self.hole_nodes_count
+        st[_p.ST_N_IV] = self._n_iv
+        st[_p.ST_N_ENT] = self._n_ent
+        st[_p.ST_STAMP] = self._stamp
+        self._epoch += 1
+        st[_p.ST_EPOCH] = self._epoch
+        q = np.asarray(queue, dtype=np.int64)
+        cores, walltime, files, full_tl, size_of_file = self._plan_arrays()
+        rows = self._rows
+        tl = np.empty(self.N, dtype=self._tl_dtype)
+        partial = np.empty(self.N, dtype=self._tl_dtype)
+        k = 0
+        while True:
+            k, status = _p.plan_run(
+                cfg, st, q, k, cores, walltime, files, full_tl, size_of_file, self._zero,
+                self._bw32, self.platform.bandwidth_gbps,
+                self.avail, self.cid, self.n_free, self.hole_core, self.hole_end,
+                self.hole_count, self._iv, self._ht, self._ent, self._ent_head, self._mark,
+                rows.files, rows.ends, rows.sizes, rows.ranks, rows.counts, self.plan_start,
+                self.plan_node, self.plan_transfer, self.plan_cores, self._placed, tl, partial,
+                self._ec_tag, self._ec_acc,
+            )  # fmt: skip
+            if status == _p.DONE:
+                break
+            if status == _p.GROW_IV:
+                self._n_iv = int(st[_p.ST_N_IV])
+                self._grow_iv(self._n_iv + 1)
+            elif status == _p.GROW_ENT:
+                self._grow_ent()
+            elif status == _p.GROW_ROWS:
+                rows._grow()
+            else:  # pragma: no cover - plan_run returns one of the four
+                raise SimulationError(f"compiled planner: unknown status {status}")
+        self._n_ent = int(st[_p.ST_N_ENT])  # its new rows get a FileEntry when a job starts
+        self._n_iv = int(st[_p.ST_N_IV])
+        self._stamp = int(st[_p.ST_STAMP])
+        self.at_t = int(st[_p.ST_AT_T])
+        self.biggest_hole = int(st[_p.ST_BIGGEST_HOLE])
+        self.biggest_hole_id = int(st[_p.ST_BIGGEST_HOLE_ID])
+        self.hole_nodes_count = int(st[_p.ST_HOLE_NODES])
+        planner.claimed = int(st[_p.ST_CLAIMED])
+        planner.running_nodes = int(st[_p.ST_RUNNING_NODES])
+        self.counters["placements"] += int(st[_p.ST_PLACEMENTS])
+        self.counters["backfilled"] += int(st[_p.ST_BACKFILLED])
+        starts_at = self.starts_at
+        heap = self.start_heap
+        placed = self._placed[: int(st[_p.ST_N_PLACED])].tolist()
+        for j, s in zip(placed, self.plan_start[placed].tolist(), strict=True):
+            lst = starts_at.get(s)
+            if lst is None:
+                starts_at[s] = [j]
+                heapq.heappush(heap, s)
+            else:
+                lst.append(j)
+
+    def _plan_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The job columns the compiled planner reads (cores, walltime, file, full load term,
+        file sizes), built once (the walltimes of category −2 jobs are final by then)."""
+        arrays = getattr(self, "_plan_cols", None)
+        if arrays is None:
+            arrays = self._plan_cols = (
+                np.asarray(self.cores, dtype=np.int64),
+                np.asarray(self.walltime, dtype=np.int64),
+                np.asarray(self.file, dtype=np.int64),
+                np.asarray(self.full_tl, dtype=np.float64),
+                self._size_of_file,
+            )
+        return arrays
 
     # =============================================================================================
     # Solver hook
@@ -879,7 +955,7 @@ class LocalitySimulator:
 
     def _start_one(self, j: int) -> None:
         t = self.t
-        node = self.plan_node[j]
+        node = int(self.plan_node[j])
         c = self.cores[j]
         f = self.file[j]
         wall = self.walltime[j]
@@ -905,9 +981,9 @@ class LocalitySimulator:
             e.users += 1
             if self._track_rows:
                 self._rows_base.set(e, e.end_time)
-            if e.users == 1:
-                self.live_by_node[node][f] = e
-                self.live_by_file.setdefault(f, {})[node] = e
+                self._sync_entry(e)
+                if e.users == 1:
+                    self._live[e.eid] = None
         overhead = transfer if transfer else wait
         end = t + min(self.delay[j] + overhead, wall)
         if end <= t:
@@ -921,7 +997,7 @@ class LocalitySimulator:
             raise SimulationError(
                 f"node {node} over-committed at t={t} by job {self.workload.job_id[j]}"
             )
-        for core in self.plan_cores[j]:
+        for core in self.plan_cores[j, :c].tolist():
             if self.run_end[node, core] != -1:
                 raise SimulationError(
                     f"node {node} core {core} already runs a job when job "
@@ -953,7 +1029,7 @@ class LocalitySimulator:
             self.n_free[node] += c
             if self.n_free[node] == self.C:
                 self.running_nodes -= 1
-            for core in self.plan_cores[j]:
+            for core in self.plan_cores[j, :c].tolist():
                 self.run_end[node, core] = -1
             f = self.file[j]
             if f != 0:
@@ -961,45 +1037,39 @@ class LocalitySimulator:
                 e.users -= 1
                 if e.users == 0:
                     e.end_time = t
-                    del self.live_by_node[node][f]
-                    byf = self.live_by_file[f]
-                    del byf[node]
-                    if not byf:
-                        del self.live_by_file[f]
-                    if self.ended_at != t:
-                        self.ended_now = []
-                        self.ended_at = t
-                    self.ended_now.append(e)
                     if self._track_rows:
                         self._rows_base.set(e, t)
                         self._ended_rows.append(e)
+                        del self._live[e.eid]
+                        if self._ended_t != t:
+                            self._ended_t = t
+                            self._ended_eids = []
+                        self._ended_eids.append(e.eid)
+                if self._track_rows:
+                    self._sync_entry(e)
         return ended
 
     def _reset(self) -> None:
         """``reset_cores``: every plan is dropped; a core is free now or at the walltime end of
         the job running on it; holes are cleared."""
-        t = self.t
-        times = np.where(self.run_end >= 0, self.run_end, t)
-        keys = times * 64 + np.arange(self.C)[None, :]
-        order = np.argsort(keys, axis=1, kind="stable")
-        self.avail = np.take_along_axis(times, order, axis=1)
-        self.cid = order.astype(np.int64)
-        self.holes = [[] for _ in range(self.N)]
+        _k.reset_cores(self.run_end, self.t, self.avail, self.cid)
         self.hole_count[:] = 0
         self.hole_nodes_count = 0
-        self.hole_set.clear()
         self.biggest_hole = 0
         self.at_t = 0
         self.starts_at.clear()
         self.start_heap.clear()
-        for j in self.scheduled:
-            self.plan_start[j] = -1
+        if self.scheduled:
+            queued = np.fromiter(self.scheduled, dtype=np.int64, count=len(self.scheduled))
+            self.plan_start[queued] = -1
 
     def _run_scheduler(self, queue: Sequence[int], full: bool) -> None:
         if self.scheduler.uses_files:
             self._begin_run()
         planner = Planner(self, full)
+        t0 = time.perf_counter()
         self.scheduler.plan(planner, queue, full)
+        self.plan_s += time.perf_counter() - t0
         self.counters["scheduler_runs_full" if full else "scheduler_runs_new"] += 1
 
     def _next_start_time(self) -> int:
@@ -1044,7 +1114,7 @@ class LocalitySimulator:
             self._sort_node(idx, times)
             self.plan_start[j] = eat
             self.plan_node[j] = idx
-            self.plan_cores[j] = used
+            self.plan_cores[j, :c] = used
             self.plan_transfer[j] = 0
             self._key += 1
             self.scheduled[j] = self._key
@@ -1055,11 +1125,6 @@ class LocalitySimulator:
         wall0 = time.perf_counter()
         w = self.workload
         n = len(w)
-        self._file_size: dict[int, float] = {}
-        for j in range(n):
-            f = self.file[j]
-            if f != 0 and f not in self._file_size:
-                self._file_size[f] = self.size[j]
         day0 = np.flatnonzero(w.category == WARM_UP)
         # the first category-0 submission starts the clock (0 without one, as the reference)
         self.t = int(w.submit[day0[0]]) if day0.size else 0
@@ -1068,6 +1133,8 @@ class LocalitySimulator:
         self._place_history_jobs(history)
         self._start_jobs()
         gate = self.options.gate_s
+        grid = self.options.gate_clock == "grid"
+        t0 = self.t
         always = self.options.replan == "always"
         last_run = -(2**62)
         a = 0  # next arrival
@@ -1101,7 +1168,14 @@ class LocalitySimulator:
                     self.scheduled[j] = self._key
                 else:
                     self.new_list[j] = self._key
-            open_gate = t - last_run >= gate
+            if gate == 0:
+                open_gate = True
+            elif grid:
+                # the reference's fixed grid t0 + k·gate, k >= 1 (LocalityOptions.gate_clock);
+                # the seconds this loop skips have no event, so they change nothing
+                open_gate = t > t0 and (t - t0) % gate == 0
+            else:
+                open_gate = t - last_run >= gate
             # Everything scheduled is replanned after an end (paper mode: after any event);
             # otherwise only the new arrivals are planned.
             if self.scheduled and (ended or (always and arrived)):
@@ -1138,25 +1212,41 @@ class LocalitySimulator:
             decisions=self.decisions,
             decision_latency_s=self.decision_latency,
             wall_s=time.perf_counter() - wall0,
+            plan_s=self.plan_s,
         )
 
     def _never_start(self) -> None:
         w = self.workload
         waiting = [j for j in range(len(w)) if self.category[j] == EVALUATED and self.start[j] < 0]
         j = waiting[0]
+        opts = self.options
+        gated = opts.gate_s > 0
+        when = (
+            f" in an open second of the {opts.gate_s} s gate"
+            + (" (t0 + k·gate)" if opts.gate_clock == "grid" else "")
+            if gated
+            else ""
+        )
         if j in self.new_list:
             why = (
                 "it is held in the new-arrivals list, which only a scheduler run in a second with "
-                "arrivals and no job end plans, and no such second is left"
+                f"arrivals and no job end{when} plans, and no such second is left"
             )
         elif j in self.scheduled:
-            why = "it is queued but no scheduler run is left to plan it (no job end or arrival follows)"
+            why = f"it is queued but no job end or arrival{when} is left to plan it"
         else:
             why = "it never arrived"
-        raise SimulationError(
+        hint = (
+            "; the reference's gate needs a workload dense enough for events to fall on its "
+            "grid (the reference itself would loop until its clock overflows): try gate_s=0 "
+            "(--gate 0) or paper mode"
+            if gated
+            else ""
+        )
+        raise JobNeverStartsError(
             f"evaluated job {int(w.job_id[j])} ({w.where(j)}) can never start: {why}; "
             f"{len(waiting)} evaluated job(s) unstarted at t={self.t} "
-            f"(scheduler {self.scheduler.name}, gate {self.options.gate_s} s)"
+            f"(scheduler {self.scheduler.name}, gate {opts.gate_s} s){hint}"
         )
 
 

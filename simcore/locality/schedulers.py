@@ -155,6 +155,10 @@ class FCFS(_Base):
     reference's conservative backfilling (§7)."""
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
+        if not self._pose(p):
+            # the same rules compiled for the whole run (simcore/locality/_plan.py)
+            p.plan_compiled(queue, "fcfs", self.backfill)
+            return
         total = p.total_cores
         for k, j in enumerate(queue):
             if p.claimed < total:
@@ -211,14 +215,7 @@ class FCFS(_Base):
         at_now = np.flatnonzero(eat == now)
         k_eat = int(at_now[0]) if at_now.size else p.nodes
         # candidate order: node n at its EAT, then node n backfilled now
-        bf: list[tuple[int, int, int]] = []
-        for n in p.hole_nodes():
-            if n >= k_eat:
-                break
-            ok, from_hole, outside = p.backfill_check(j, n)
-            if ok:
-                bf.append((n, from_hole, outside))
-                break
+        bf = p.backfill_options(j, before=k_eat, first_only=True)
         if self._pose(p):
             cands = self._candidates(eat, bf, p, j)
             problem = self._problem(p, j, cands[0], cands[1])
@@ -318,6 +315,10 @@ class ScoreScheduler(_Base):
         return out
 
     def plan(self, p: Planner, queue: Sequence[int], full: bool) -> None:
+        if not self._pose(p):
+            # the same rules compiled for the whole run (simcore/locality/_plan.py)
+            p.plan_compiled(queue, self.rule, self.backfill)
+            return
         total = p.total_cores
         all_claimed = p.options.score_horizon == "all-claimed"
         for k, j in enumerate(queue):
