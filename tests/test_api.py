@@ -80,7 +80,10 @@ def test_simulate_writes_and_returns_every_core_alike(tmp_path):
         ),
         "cerberus": api.simulate("cerberus:jobs=20,seed=1", policy="cerberus-maxp", solver="dp"),
         "locality": api.simulate(
-            "locality:jobs=60,nodes=2,days=1,users=3,seed=1", policy="eft", out=tmp_path / "loc"
+            "locality:jobs=60,nodes=2,days=1,users=3,seed=1",
+            policy="eft",
+            options={"gate_s": 0},
+            out=tmp_path / "loc",
         ),
         "reservations": api.simulate("ar:jobs=40,seed=1", policy="reserve", solver="fit"),
     }

@@ -19,6 +19,7 @@ from typing import Any
 
 from schedbench.bench.run.isolate import solve_isolated
 from schedbench.bench.run.supervisor import Failure
+from schedbench.bench.store.provenance import commit_of_checkout
 from schedbench.bench.store.records import COMPLETED, CellRecord
 from schedbench.bench.suite.plan import DecisionCell, SimulationCell, redact_outside
 from schedbench.simcore.core import RunHooks, SimulationCore, get_core
@@ -168,7 +169,8 @@ def _run_cell(core: SimulationCore, cell: SimulationCell, runs_dir: str | None) 
         raise run.error
     if runs_dir:  # the schedule, for the report's pictures
         run.config["cell_id"] = cell.cell_id
-        core.write(run, Path(runs_dir) / cell.cell_id, config={}, full=False)
+        commit = {"commit": commit_of_checkout()}  # the pictures' captions say where they came from
+        core.write(run, Path(runs_dir) / cell.cell_id, config=commit, full=False)
     metrics = _numbers(run.metrics)
     metrics["wall_s"] = run.wall_s
     metrics.update({f"count_{k}": v for k, v in run.counters.items() if isinstance(v, int)})

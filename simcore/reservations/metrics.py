@@ -52,6 +52,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         direction="lower",
         source=_SRC,
         label="slowdown",
+        short="mean slowdown of the accepted requests, waiting counted from the ready time",
     ),
     MetricSpec(
         "ar_slowdown_ci95",
@@ -69,6 +70,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         direction="higher",
         source="issue 14",
         label="PE utilisation",
+        short="accepted PE-seconds over the machine's, first arrival to last accepted end",
     ),
     MetricSpec(
         "ar_offline_bound",
