@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 from schedbench.instances import datasets
 from schedbench.simcore.errors import SchedbenchError, UnknownNameError
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint
-from schedbench.simcore.plugins import Registry, object_ref
+from schedbench.simcore.plugins import Registry, named_subclass, object_ref
 from schedbench.simcore.problem import Status
 
 GROUP = "schedbench.sources"
@@ -377,19 +377,13 @@ _BUILT_IN: tuple[type[ProblemSource], ...] = (
 )
 
 
-def _not_a_source(obj: object) -> str:
-    if not (isinstance(obj, type) and issubclass(obj, ProblemSource)):
-        return f"is a {type(obj).__name__}, not a ProblemSource subclass"
-    return "" if obj.name else f"class {obj.__qualname__} has no name"
-
-
 #: The problem sources: the built-ins above, entry points of ``schedbench.sources`` and
 #: in-process registrations (``simcore/plugins.py``: the one registry).
 SOURCES = Registry(
     GROUP,
     "problem source",
     protocol="a ProblemSource subclass",
-    check=_not_a_source,
+    check=named_subclass(ProblemSource),
     unknown=UnknownSourceError,
     builtins={cls.name: object_ref(cls) for cls in _BUILT_IN},
     example="my_pkg.sources:MySource",

@@ -40,7 +40,7 @@ import numpy as np
 
 from schedbench.simcore.errors import SchedbenchError, UnknownNameError, UnknownPolicyError
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.plugins import PluginError, Registry, object_ref
+from schedbench.simcore.plugins import PluginError, Registry, named_subclass, object_ref
 from schedbench.simcore.problem import Budget
 
 GROUP = "schedbench.cores"
@@ -538,18 +538,12 @@ def blocks_within_groups(
 # ---------------------------------------------------------------------------------------------
 # Registry
 # ---------------------------------------------------------------------------------------------
-def _not_a_core(obj: object) -> str:
-    if not (isinstance(obj, type) and issubclass(obj, SimulationCore)):
-        return f"is a {type(obj).__name__}, not a SimulationCore subclass"
-    return "" if obj.name else f"class {obj.__qualname__} has no name"
-
-
 #: The simulation cores: entry points of ``schedbench.cores`` and in-process registrations.
 CORES = Registry(
     GROUP,
     "simulation core",
     protocol="a SimulationCore subclass",
-    check=_not_a_core,
+    check=named_subclass(SimulationCore),
     unknown=UnknownCoreError,
     example="my_pkg.core:MyCore",
 )

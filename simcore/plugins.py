@@ -110,6 +110,17 @@ def class_with(obj: object, method: str) -> str:
     return ""
 
 
+def named_subclass(base: type) -> Callable[[Any], str]:
+    """The check of a group whose members are subclasses of ``base`` with a ``name``."""
+
+    def check(obj: Any) -> str:
+        if not (isinstance(obj, type) and issubclass(obj, base)):
+            return f"is a {type(obj).__name__}, not a {base.__name__} subclass"
+        return "" if getattr(obj, "name", "") else f"class {obj.__qualname__} has no name"
+
+    return check
+
+
 def keyword_options(obj: Any) -> list[str]:
     """The keyword options a class or factory accepts (its signature's named parameters)."""
     params = inspect.signature(obj).parameters.values()

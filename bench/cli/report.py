@@ -8,6 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench import api
+
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="leaderboards and an HTML report from a results store")
@@ -32,25 +34,6 @@ def add_parser(sub: Any) -> None:
     )
 
 
-def print_report(
-    store: Path,
-    suite: str | None,
-    *,
-    markdown: bool,
-    all_latency: bool,
-    html: Path | None,
-    wide: bool = False,
-) -> None:
-    """:func:`bench.api.report`, printed."""
-    from schedbench.bench.api import report
-
-    text = report(
-        store, suite=suite, html=html, markdown=markdown, wide=wide, all_latency=all_latency
-    )
-    if text:
-        print(text)
-
-
 def run(args: argparse.Namespace) -> int:
     from schedbench.bench.store import ResultStore, StoreError
 
@@ -69,14 +52,16 @@ def run(args: argparse.Namespace) -> int:
             if args.export_parquet:
                 n = st.export_parquet(args.export_parquet, args.suite)
                 print(f"{n} rows written to {args.export_parquet}")
-    print_report(
+    text = api.report(
         store,
-        args.suite,
-        markdown=args.markdown,
-        all_latency=args.all_latency,
+        suite=args.suite,
         html=Path(args.html) if args.html else None,
+        markdown=args.markdown,
         wide=args.wide,
+        all_latency=args.all_latency,
     )
+    if text:
+        print(text)
     return 0
 
 

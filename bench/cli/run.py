@@ -14,8 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from schedbench.bench.cli.report import print_report
-
 
 def add_parser(sub: Any) -> None:
     r = sub.add_parser("run", help="expand and run a benchmark suite (TOML); store every cell")
@@ -121,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
     html = Path(args.html) if args.html else store.with_name(f"{suite.name}-report.html")
-    print_report(store, suite.name, markdown=False, all_latency=False, html=html, wide=args.wide)
+    text = api.report(store, suite=suite.name, html=html, wide=args.wide)
+    if text:
+        print(text)
     return 1 if summary.errors else 0
 
 

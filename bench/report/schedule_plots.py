@@ -34,7 +34,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,13 @@ from typing import Any
 import numpy as np
 
 from schedbench.bench.report.style import fit_inside
-from schedbench.simcore.core import JobFormat, assign_nodes, parse_placement, units_in_use
+from schedbench.simcore.core import (
+    JobFormat,
+    JobTable,
+    assign_nodes,
+    parse_placement,
+    units_in_use,
+)
 from schedbench.simcore.errors import SchedbenchError
 
 #: At most this many jobs are drawn in one Gantt chart (the rest of the run is decimated).
@@ -82,21 +88,6 @@ class RunData:
     @property
     def label(self) -> str:
         return self.path.name
-
-
-@dataclass(frozen=True, slots=True)
-class JobFile:
-    """A per-job file a run folder may hold: its name, who writes it, the columns the pictures
-    need of it (the first format whose columns a file has is the one read)."""
-
-    file: str
-    writer: str
-    columns: tuple[str, ...]
-    #: (path, rows, metrics.json) -> the pictures' columns, placement and unit
-    read: Callable[[Path, list[dict[str, str]], dict[str, Any]], _Read]
-
-    def expected(self) -> str:
-        return f"{self.file} with {', '.join(self.columns)} ({self.writer})"
 
 
 def _float(text: str | None) -> float:
@@ -155,8 +146,11 @@ def load_run(path: str | Path) -> RunData:
         raise PlotError(f"{folder}: no per-job file; expected {expected}")
     fmt, rows = found
     doc = _read_json(folder / "metrics.json")
-    read = fmt.read(folder / fmt.file, rows, doc)
-    cols = read.cols
+    try:
+        read = fmt.read(folder / fmt.file, rows, doc)
+    except SchedbenchError as exc:
+        raise PlotError(f"{folder / fmt.file}: {exc}") from exc
+    cols = dict(read.columns)
     cols.setdefault("status", np.array([""] * len(rows), dtype=object))
     cols.setdefault("user", np.full(len(rows), -1, dtype=np.int64))
     system = doc.get("system") or {}
@@ -205,7 +199,7 @@ def load_run(path: str | Path) -> RunData:
     )
 
 
-def _caption(config: dict[str, Any], fmt: JobFile) -> str:
+def _caption(config: dict[str, Any], fmt: JobFormat) -> str:
     machine = config.get("machine")
     machine = machine if isinstance(machine, dict) else {}
     items = (
@@ -220,22 +214,13 @@ def _caption(config: dict[str, Any], fmt: JobFile) -> str:
     return text if config else f"{fmt.writer}: {fmt.file} ({text})"
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
-    cols: dict[str, np.ndarray]
-    unit: str = "node"
-    total: int = 0
-    blocks: list[list[tuple[int, int]]] | None = None
-    placement: str = "placed lowest-numbered first"
-
-
 _OPTIONAL = ("bb_gb", "first_alloc", "last_release", "deadline", "reserved_start")
 
 # Re-exported: the pictures' placement helpers live with the common schema (simcore/core.py).
 __all__ = ["assign_nodes", "load_run", "units_in_use"]
 
 
-def _common_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
+def _common_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> JobTable:
     """The common per-job schema every simulation core writes (``simcore/core.py``:
     ``schedbench simulate``, suite cells): the pictures' own columns, and the units held where
     the run recorded them (``placement``); the unit is ``metrics.json``'s ``config.unit``."""
@@ -256,39 +241,26 @@ def _common_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) ->
     config = doc.get("config") or {}
     unit = str(config.get("unit") or "node")
     if "placement" not in header:
-        return _Read(cols, unit=unit)
+        return JobTable(cols, unit=unit)
     try:
         blocks = [parse_placement(r.get("placement") or "") for r in rows]
     except ValueError as exc:
         raise PlotError(f"{path}: column placement: expected unit ranges ({exc})") from exc
-    return _Read(cols, unit=unit, blocks=blocks, placement="as the run placed them")
+    return JobTable(cols, unit=unit, blocks=blocks, placement="as the run placed them")
 
 
-def _core_format(fmt: JobFormat) -> JobFile:
-    """A core's own per-job file (a reproduction's) as the pictures read it."""
-
-    def read(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
-        try:
-            table = fmt.read(path, rows, doc)
-        except SchedbenchError as exc:
-            raise PlotError(f"{path}: {exc}") from exc
-        return _Read(dict(table.columns), table.unit, table.total, table.blocks, table.placement)
-
-    return JobFile(fmt.file, fmt.writer, fmt.columns, read)
-
-
-def job_files() -> tuple[JobFile, ...]:
+def job_files() -> tuple[JobFormat, ...]:
     """Every per-job file format the pictures read, in the order they are tried: the common
     schema, then each simulation core's own formats (``SimulationCore.job_formats``)."""
     from schedbench.simcore.core import cores
 
-    common = JobFile(
+    common = JobFormat(
         "jobs.csv",
         "schedbench simulate, suite runs (any core)",
         ("submit", "start", "end", "nodes"),
         _common_jobs,
     )
-    return (common, *(_core_format(f) for core in cores() for f in core.job_formats))
+    return (common, *(f for core in cores() for f in core.job_formats))
 
 
 def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -157,33 +157,7 @@ def run_suite(
         bar.note,
     )
     bar.note("")
-    payloads: list[dict[str, Any]] = []
-    for c in dcells:
-        inst = by_key[(c.family, c.instance_hash)]
-        ref = refs.get((c.family, c.instance_hash))
-        kind = inst.kind
-        payloads.append(
-            {
-                "kind": "decision",
-                "cell": c,
-                "kind_ref": kind_ref(kind),
-                "problem": kind.problem_to_dict(inst.problem),
-                "reference": kind.decision_to_dict(ref) if ref is not None else None,
-                "isolate": isolate or c.solver.isolate,
-            }
-        )
-    runs_dir = runs_folder(store_path, suite.name)
-    payloads += [
-        {
-            "kind": "simulation",
-            "cell": c,
-            "core_ref": core_ref(get_core(c.scenario.core)),
-            "isolate": False,
-            "base_dir": str(suite.base_dir),
-            "runs_dir": str(runs_dir),
-        }
-        for c in scells
-    ]
+    payloads = _payloads(suite, dcells, scells, by_key, refs, isolate, store_path)
     # Longest-expected cells first, from the latencies already in the store (run/ordering.py).
     if order == "longest-first":
         payloads = longest_first(payloads, store.records())
@@ -249,6 +223,47 @@ def run_suite(
         1000 * sorted(overheads)[len(overheads) // 2] if overheads else None,
         tuple(warnings),
     )
+
+
+def _payloads(
+    suite: Suite,
+    dcells: list[DecisionCell],
+    scells: list[SimulationCell],
+    by_key: dict[tuple[str, str], Instance],
+    refs: dict[tuple[str, str], Any],
+    isolate: bool,
+    store_path: Path,
+) -> list[dict[str, Any]]:
+    """What a worker needs of each cell: a decision cell's problem as JSON with its kind's
+    import path and the exact reference; a simulation cell's core import path and folders."""
+    payloads: list[dict[str, Any]] = []
+    for c in dcells:
+        inst = by_key[(c.family, c.instance_hash)]
+        ref = refs.get((c.family, c.instance_hash))
+        kind = inst.kind
+        payloads.append(
+            {
+                "kind": "decision",
+                "cell": c,
+                "kind_ref": kind_ref(kind),
+                "problem": kind.problem_to_dict(inst.problem),
+                "reference": kind.decision_to_dict(ref) if ref is not None else None,
+                "isolate": isolate or c.solver.isolate,
+            }
+        )
+    runs_dir = runs_folder(store_path, suite.name)
+    payloads += [
+        {
+            "kind": "simulation",
+            "cell": c,
+            "core_ref": core_ref(get_core(c.scenario.core)),
+            "isolate": False,
+            "base_dir": str(suite.base_dir),
+            "runs_dir": str(runs_dir),
+        }
+        for c in scells
+    ]
+    return payloads
 
 
 def runs_folder(store_path: Path, suite: str) -> Path:

@@ -369,35 +369,7 @@ def suite_from_dict(
     for i, s in enumerate(
         _get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")
     ):
-        where = f"solvers[{i}]"
-        if not isinstance(s, dict):
-            raise SuiteError(src, where, "a table")
-        _unknown(src, where, s, _SOLVER_KEYS)
-        sname = _get(src, s, "name", where, str, check=bool, expected="a solver name")
-        _solver_known(src, f"{where}.name", sname)
-        params = _get(src, s, "params", where, dict, {}, expected="a table of parameters")
-        fams = _get(src, s, "families", where, list, None, expected="a list of family names")
-        if fams is not None:
-            for f in fams:
-                if f not in families:
-                    raise SuiteError(
-                        src,
-                        f"{where}.families",
-                        f"families of this suite ({', '.join(sorted(families))})",
-                        f,
-                    )
-        isolate = _get(src, s, "isolate", where, bool, False, expected="true or false")
-        for combo in _grid(params):
-            try:
-                solvers.append(
-                    make_solver_spec(
-                        sname, combo, families=tuple(fams) if fams else None, isolate=isolate
-                    )
-                )
-            except SolverParameterError as exc:
-                raise SuiteError(
-                    src, f"{where}.params", "parameters the solver accepts", str(exc)
-                ) from exc
+        solvers += _solver_table(src, f"solvers[{i}]", s, families)
     ids = [s.id for s in solvers]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
@@ -450,6 +422,39 @@ def suite_from_dict(
         tuple(scenarios),
         base,
     )
+
+
+def _solver_table(src: str, where: str, s: Any, families: set[str]) -> list[SolverSpec]:
+    """One ``[[solvers]]`` table: a solver id per combination of its parameter grid."""
+    if not isinstance(s, dict):
+        raise SuiteError(src, where, "a table")
+    _unknown(src, where, s, _SOLVER_KEYS)
+    sname = _get(src, s, "name", where, str, check=bool, expected="a solver name")
+    _solver_known(src, f"{where}.name", sname)
+    params = _get(src, s, "params", where, dict, {}, expected="a table of parameters")
+    fams = _get(src, s, "families", where, list, None, expected="a list of family names")
+    for f in fams or ():
+        if f not in families:
+            raise SuiteError(
+                src,
+                f"{where}.families",
+                f"families of this suite ({', '.join(sorted(families))})",
+                f,
+            )
+    isolate = _get(src, s, "isolate", where, bool, False, expected="true or false")
+    out = []
+    for combo in _grid(params):
+        try:
+            out.append(
+                make_solver_spec(
+                    sname, combo, families=tuple(fams) if fams else None, isolate=isolate
+                )
+            )
+        except SolverParameterError as exc:
+            raise SuiteError(
+                src, f"{where}.params", "parameters the solver accepts", str(exc)
+            ) from exc
+    return out
 
 
 def _scenario(src: str, where: str, sc: Any, base: Path) -> tuple[Scenario, tuple[str, ...]]:

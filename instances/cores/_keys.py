@@ -82,3 +82,24 @@ def local_file(spec: str, base_dir: Path | None, suffixes: tuple[str, ...]) -> s
     ):
         return str((base_dir / first).resolve()) + spec[len(first) :]
     return spec
+
+
+def generator_keys(spec: str, keys: dict[str, type], *, jobs: bool = True) -> dict[str, Any]:
+    """The ``KEY=VALUE,...`` after ``PREFIX:`` in a generator spec, each checked for its name
+    and converted to its type (``keys``), ``jobs`` (when asked for) an integer >= 1; a
+    :class:`SpecError` on ``workload`` otherwise."""
+    prefix = spec.partition(":")[0]
+    out: dict[str, Any] = {}
+    for part in filter(None, spec.partition(":")[2].split(",")):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in keys:
+            expected = f"{prefix}:KEY=VALUE,... with keys {', '.join(keys)}"
+            raise SpecError("workload", expected, spec)
+        try:
+            out[key] = keys[key](value.strip())
+        except ValueError as exc:
+            raise SpecError("workload", f"{key}: a {keys[key].__name__}", spec) from exc
+    if jobs and out.get("jobs", 0) < 1:
+        raise SpecError("workload", f"{prefix}:jobs=N,... with N >= 1", spec)
+    return out

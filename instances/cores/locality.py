@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 
 from schedbench.instances import datasets
-from schedbench.instances.cores._keys import choice, integer, local_file, optional_integer
+from schedbench.instances.cores._keys import (
+    choice,
+    generator_keys,
+    integer,
+    local_file,
+    optional_integer,
+)
 from schedbench.instances.locality_io import generate_locality, read_locality, swf_file_to_locality
 from schedbench.instances.systems import locality_platform
 from schedbench.simcore.core import (
@@ -70,23 +76,6 @@ GENERATOR_KEYS: dict[str, type] = {
     "load": float,
     "mean_session": float,
 }
-
-
-def generator_keys(spec: str) -> dict[str, Any]:
-    """The keys of a ``locality:...`` generator spec, checked for their names and types."""
-    out: dict[str, Any] = {}
-    for part in filter(None, spec.partition(":")[2].split(",")):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in GENERATOR_KEYS:
-            raise SpecError(
-                "workload", f"locality:KEY=VALUE,... with keys {', '.join(GENERATOR_KEYS)}", spec
-            )
-        try:
-            out[key] = GENERATOR_KEYS[key](value.strip())
-        except ValueError as exc:
-            raise SpecError("workload", f"{key}: a {GENERATOR_KEYS[key].__name__}", spec) from exc
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,9 +211,7 @@ class LocalityCore(SimulationCore):
     def check_spec(self, spec: CoreSpec, base_dir: Path | None) -> CoreSpec:
         workload = spec.workload
         if workload.startswith("locality:"):
-            keys = generator_keys(workload)
-            if "jobs" not in keys:
-                raise SpecError("workload", "locality:jobs=N,... (jobs is required)", workload)
+            generator_keys(workload, GENERATOR_KEYS)
         else:
             workload = local_file(workload, base_dir, (".swf", ".gz", ".txt", ".locality"))
             path = datasets.resolve_file(workload)
@@ -248,7 +235,7 @@ class LocalityCore(SimulationCore):
     # -- running -------------------------------------------------------------------------------
     def load(self, spec: CoreSpec) -> Loaded:
         if spec.workload.startswith("locality:"):
-            keys = generator_keys(spec.workload)
+            keys = generator_keys(spec.workload, GENERATOR_KEYS)
             w = generate_locality(**keys)
             return Loaded(w, locality_platform(spec.system or f"locality:{keys.get('nodes', 20)}"))
         path = datasets.resolve_file(spec.workload)

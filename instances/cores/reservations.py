@@ -36,7 +36,7 @@ from schedbench.instances.ar_workload import (
     requests_from_swf,
     swf_machine_pes,
 )
-from schedbench.instances.cores._keys import flag, integer, local_file, number
+from schedbench.instances.cores._keys import flag, generator_keys, integer, local_file, number
 from schedbench.simcore.core import (
     CoreRun,
     CoreSpec,
@@ -67,24 +67,6 @@ GENERATOR_KEYS: dict[str, type] = {
     "artime": float,
     "deadline": float,
 }
-
-
-def generator_keys(spec: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for part in filter(None, spec.partition(":")[2].split(",")):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in GENERATOR_KEYS:
-            raise SpecError(
-                "workload", f"ar:KEY=VALUE,... with keys {', '.join(GENERATOR_KEYS)}", spec
-            )
-        try:
-            out[key] = GENERATOR_KEYS[key](value.strip())
-        except ValueError as exc:
-            raise SpecError("workload", f"{key}: a {GENERATOR_KEYS[key].__name__}", spec) from exc
-    if "jobs" not in out or out["jobs"] < 1:
-        raise SpecError("workload", "ar:jobs=N,... with N >= 1", spec)
-    return out
 
 
 def machine_pes(system: str) -> int | None:
@@ -225,7 +207,7 @@ class ReservationsCore(SimulationCore):
         workload = spec.workload
         machine_pes(spec.system)
         if workload.startswith("ar:"):
-            generator_keys(workload)
+            generator_keys(workload, GENERATOR_KEYS)
         else:
             workload = local_file(workload, base_dir, (".csv", ".swf", ".gz"))
             path = datasets.resolve_file(workload)
@@ -252,7 +234,7 @@ class ReservationsCore(SimulationCore):
     def load(self, spec: CoreSpec) -> Loaded:
         pes = machine_pes(spec.system)
         if spec.workload.startswith("ar:"):
-            keys = generator_keys(spec.workload)
+            keys = generator_keys(spec.workload, GENERATOR_KEYS)
             pes = pes or keys.get("pes", PAPER_PES)
             keys["pes"] = pes
             jobs = keys.pop("jobs")
