@@ -489,6 +489,9 @@ class CerberusCore(SimulationCore):
         options = (*SOLVER_OPTIONS, "on_fault") if decides else ()
         return PolicyInfo(name, doc, options, "optional" if decides else "none")
 
+    def default_policy(self, solver: bool) -> str:
+        return "cerberus-maxt" if solver else self.baseline
+
     # -- spec ----------------------------------------------------------------------------------
     def check_spec(self, spec: CoreSpec, base_dir: Path | None) -> CoreSpec:
         workload = absolute_spec(spec.workload, base_dir) if base_dir else spec.workload
