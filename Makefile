@@ -96,8 +96,10 @@ bench-frontier: $(STAMP)
 	$(BIN)/python bench/benchmarks/suite_order.py
 
 # The long suites (outside the test pass): decision quality on windows, knapsack classics,
-# BBSched closed-loop reproduction (two workers: simulations, latency not the point there).
+# BBSched closed-loop reproduction (two workers: simulations, latency not the point there), and
+# every simulation core in closed loop with solvers of its kind (a few minutes).
 suites: $(STAMP)
+	$(BIN)/schedbench run bench/suites/cores.toml --workers 2 --resume
 	$(BIN)/schedbench run bench/suites/window-quality.toml --resume
 	$(BIN)/schedbench run bench/suites/knapsack-classics.toml --resume
 	$(BIN)/schedbench run bench/suites/bbsched-repro.toml --workers 2 --resume

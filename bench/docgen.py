@@ -165,6 +165,7 @@ def formats_page() -> str:
     kinds = sorted(known_kinds(), key=lambda k: (k != "selection", k))
     parts += [_kind_section(name) for name in kinds]
     parts += ["\n## Suite files (TOML)\n\n", plain(schema.__doc__)]
+    parts.append(_cores_section())
     parts += ["\n## Problem sources\n\n", plain(sources.__doc__)]
     parts.append(
         "\nThe registered sources and the keys each accepts (besides `family`, `source`, "
@@ -178,6 +179,25 @@ def formats_page() -> str:
         own = source.__dict__.get("__doc__")
         what = plain(own).strip().replace("\n", " ") if own else ""
         parts.append(f"| `{name}` | {keys} | {what.replace('|', '/')} |\n")
+    return "".join(parts)
+
+
+def _cores_section() -> str:
+    """Every simulation core: its policies, the problem kind they pose, and its spec keys (a
+    ``[[simulations]]`` table's keys besides ``name``, ``policies``, ``workload``, ``system``,
+    ``policy_options``; ``schedbench simulate --option KEY=VALUE``)."""
+    from schedbench.simcore.core import cores
+
+    parts = [
+        "\n## Simulation cores\n\n",
+        "A `[[simulations]]` table runs on the core its policies belong to. Each core's own keys "
+        "(`schedbench simulate --option KEY=VALUE`, or the flags that name them):\n\n",
+        "| core | unit | solvers answer | policies | keys (default) |\n|---|---|---|---|---|\n",
+    ]
+    for core in cores():
+        keys = "; ".join(f"`{k.name}` ({k.default!r}): {k.help}" for k in core.keys) or "-"
+        policies = ", ".join(f"`{p}`" for p in core.policies())
+        parts.append(f"| `{core.name}` | {core.unit} | {core.kind} | {policies} | {keys} |\n")
     return "".join(parts)
 
 

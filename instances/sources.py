@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 from schedbench.instances import datasets
 from schedbench.simcore.errors import SchedbenchError, UnknownNameError
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint
-from schedbench.simcore.plugins import entry_points_of, import_object
+from schedbench.simcore.plugins import Registry, named_subclass, object_ref
 from schedbench.simcore.problem import Status
 
 GROUP = "schedbench.sources"
@@ -375,37 +375,31 @@ _BUILT_IN: tuple[type[ProblemSource], ...] = (
     ZitzlerThiele,
     RecordedDecisions,
 )
-_REGISTERED: dict[str, type[ProblemSource]] = {cls.name: cls for cls in _BUILT_IN}
 
 
-def _entry_points() -> dict[str, Any]:
-    return entry_points_of(GROUP)
+#: The problem sources: the built-ins above, entry points of ``schedbench.sources`` and
+#: in-process registrations (``simcore/plugins.py``: the one registry).
+SOURCES = Registry(
+    GROUP,
+    "problem source",
+    protocol="a ProblemSource subclass",
+    check=named_subclass(ProblemSource),
+    unknown=UnknownSourceError,
+    builtins={cls.name: object_ref(cls) for cls in _BUILT_IN},
+    example="my_pkg.sources:MySource",
+)
 
 
 def register_source(cls: type[ProblemSource]) -> type[ProblemSource]:
     """Register a source class in this process (usable as a decorator)."""
-    if not (isinstance(cls, type) and issubclass(cls, ProblemSource) and cls.name):
-        raise TypeError(f"{cls!r}: expected a ProblemSource subclass with a name")
-    _REGISTERED[cls.name] = cls
+    SOURCES.register(cls.name, cls, replace=True)
     return cls
 
 
 def known_sources() -> list[str]:
-    return sorted(set(_REGISTERED) | set(_entry_points()))
+    return SOURCES.names()
 
 
 def get_source(name: str) -> ProblemSource:
     """The source registered as ``name``, or the class ``module:Class`` names."""
-    if name in _REGISTERED:
-        return _REGISTERED[name]()
-    eps = _entry_points()
-    if name in eps:
-        return register_source(eps[name].load())()
-    if ":" in name:
-        try:
-            obj = import_object(name)
-        except (ImportError, AttributeError) as exc:
-            raise UnknownSourceError(name, known_sources()) from exc
-        if isinstance(obj, type) and issubclass(obj, ProblemSource):
-            return obj()
-    raise UnknownSourceError(name, known_sources())
+    return SOURCES.get(name)()

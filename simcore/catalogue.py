@@ -1,6 +1,7 @@
 """The metric catalogue: every metric schedbench reports, described once (``metric_spec.py``).
 
-It gathers the quality metrics of every registered problem kind (``ProblemKind.metrics``), the
+It gathers the quality metrics of every registered problem kind (``ProblemKind.metrics``) and
+simulation core (``SimulationCore.metrics``), the
 latency summaries over a group of decisions (defined here, computed by
 ``simcore.indicators.latency_stats``), the ``failures`` count, and every group of metrics
 registered under the entry-point group ``schedbench.metrics`` (a tuple of ``MetricSpec``: the
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 from functools import cache
 
+from schedbench.simcore.core import cores as all_cores
+from schedbench.simcore.core import known_cores
 from schedbench.simcore.kinds.base import get_kind, known_kinds
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.plugins import entry_points_of
+from schedbench.simcore.plugins import Registry
 
 _LAT = "schedbench (docs/design.md#quality-and-latency-of-a-decision)"
 
@@ -99,24 +102,43 @@ def catalogue() -> dict[str, MetricSpec]:
 
     Every metric by name: each kind's quality metrics, latency, then simulation (a name two
     kinds share — ``objective_gap`` — is described by the first kind in name order)."""
-    return dict(_catalogue(tuple(known_kinds())))
+    return dict(_catalogue(tuple(known_kinds()), tuple(known_cores())))
 
 
 GROUP = "schedbench.metrics"
 
 
+def _not_a_group(obj: object) -> str:
+    if isinstance(obj, tuple) and all(isinstance(m, MetricSpec) for m in obj):
+        return ""
+    return f"is a {type(obj).__name__}, not a tuple of MetricSpec"
+
+
+#: Groups of metric descriptions (``simcore/plugins.py``: the one registry).
+METRIC_GROUPS = Registry(
+    GROUP,
+    "metric group",
+    protocol="a tuple of MetricSpec",
+    check=_not_a_group,
+    example="my_pkg.metrics:MY_METRICS",
+)
+
+
 @cache
-def _catalogue(kinds: tuple[str, ...]) -> dict[str, MetricSpec]:
+def _catalogue(kinds: tuple[str, ...], cores: tuple[str, ...]) -> dict[str, MetricSpec]:
     out: dict[str, MetricSpec] = {}
     for name in kinds:
         for spec in get_kind(name).metrics:
             out.setdefault(spec.name, spec)
     for spec in LATENCY_METRICS:
         out.setdefault(spec.name, spec)
-    groups = entry_points_of(GROUP)
-    for group in sorted(groups, key=lambda g: (g != "simulation", g)):  # simulation first
-        for spec in groups[group].load():
+    for group in sorted(METRIC_GROUPS.names(), key=lambda g: (g != "simulation", g)):
+        for spec in METRIC_GROUPS.load(group):  # simulation first
             out.setdefault(spec.name, spec)
+    for core in all_cores():  # a core's metrics, when no group registers them
+        if core.name in cores:
+            for spec in core.metrics:
+                out.setdefault(spec.name, spec)
     return out
 
 

@@ -198,14 +198,18 @@ class Simulation:
         self.policy = policy
         self.options = options or SimOptions()
         self.three_phase = self.options.lifecycle == "three-phase"
-        n = len(workload)
-        self.n = n
+        self.n = len(workload)
         self.resource_names = system.resource_names
         self.K = len(self.resource_names)
         self.capacity: tuple[float, ...] = system.capacity_vector()
         self.bb_index = self.K - 1 if system.bb_gb > 0 else -1
-        # Node groups are tracked with several groups (SSD cuts) and with local SSD at all (one
-        # group of SSD nodes): the SSD usage columns come from the group assignment.
+        self._init_node_groups(system)
+        self._init_jobs(workload, system)
+        self._init_state(self.n)
+
+    def _init_node_groups(self, system: System) -> None:
+        """Node groups are tracked with several groups (SSD cuts) and with local SSD at all (one
+        group of SSD nodes): the SSD usage columns come from the group assignment."""
         self.has_groups = len(system.node_groups) > 1 or system.has_ssd
         self.group_ssd = [g.ssd_gb for g in system.node_groups]
         self.group_free = [g.count for g in system.node_groups]
@@ -220,7 +224,10 @@ class Simulation:
             [gi for gi, g in enumerate(system.node_groups) if bounds[m] <= g.ssd_gb < bounds[m + 1]]
             for m in range(len(system._thresholds) + 1)
         ]
-        # Columns as Python sequences for fast scalar access; tuples for what the view hands out.
+
+    def _init_jobs(self, workload: Workload, system: System) -> None:
+        """The jobs' columns as Python sequences for fast scalar access (tuples for what the
+        view hands out), their run-phase demands and who can never fit."""
         self.submit: tuple[float, ...] = tuple(workload.submit.tolist())
         self.runtime: list[float] = workload.runtime.tolist()
         self.req: tuple[float, ...] = tuple(workload.requested_time.tolist())
@@ -249,15 +256,19 @@ class Simulation:
         # Per-job demand tuples (run phase) and who can never fit, computed once, vectorised.
         self.dem: tuple[tuple[float, ...], ...] = tuple(map(tuple, self._dem_matrix.tolist()))
         self._reject: list[int] = self._never_fits(bb_run).tolist()
+        prio_cls = PRIORITIES[self.options.priority]
+        self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
+        self._arrival_order = self.options.priority == "fcfs"
+
+    def _init_state(self, n: int) -> None:
+        """The free resources, the queues, the running state, the outputs and the action
+        handlers of a run that has not started."""
         self.free: list[float] = list(self.capacity)
         # What policies see of ``free``: a mirror the engine keeps equal to it after every
         # change, exported as a read-only memoryview (live, no copy per pass). The engine reads
         # and validates against its own list, so nothing reached through the view (not even
         # the memoryview's ``obj``) can change what the engine believes is free.
         self._free_mirror = array("d", self.free)
-        prio_cls = PRIORITIES[self.options.priority]
-        self.priority = prio_cls(workload.submit, workload.nodes, workload.requested_time)
-        self._arrival_order = self.options.priority == "fcfs"
         # Queues and running state.
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
@@ -975,8 +986,34 @@ class Simulation:
                 self.system.ssd_total_gb,
             ]
         )
+        return ScheduleResult(
+            workload=self.workload,
+            system=self.system,
+            start=start,
+            end=end,
+            state=state,
+            first_alloc=first_alloc,
+            last_release=last_release,
+            usage_t=np.frombuffer(self.usage_t, dtype=np.float64).copy(),
+            usage=usage,
+            capacity=capacity,
+            counters=self._counters(),
+            config={
+                "policy": getattr(self.policy, "describe", lambda: str(self.policy))(),
+                "lifecycle": self.options.lifecycle,
+                "priority": self.options.priority,
+                "system": self.system.name,
+                "workload": self.workload.source,
+                "jobs": self.n,
+            },
+            decision_latency_s=np.frombuffer(self.latencies, dtype=np.float64).copy(),
+            wake_times=np.frombuffer(self._woken, dtype=np.float64).copy(),
+        )
+
+    def _counters(self) -> dict[str, Any]:
+        """The run's counters, in the order ``metrics.json`` lists them."""
         c = self.counters
-        counters = {
+        return {
             "passes": c.passes,
             "instants": c.instants,
             "started": c.started,
@@ -991,29 +1028,6 @@ class Simulation:
             "stage_in_deferred_unsafe": c.stage_in_deferred_unsafe,
             **c.extra,
         }
-        return ScheduleResult(
-            workload=self.workload,
-            system=self.system,
-            start=start,
-            end=end,
-            state=state,
-            first_alloc=first_alloc,
-            last_release=last_release,
-            usage_t=np.frombuffer(self.usage_t, dtype=np.float64).copy(),
-            usage=usage,
-            capacity=capacity,
-            counters=counters,
-            config={
-                "policy": getattr(self.policy, "describe", lambda: str(self.policy))(),
-                "lifecycle": self.options.lifecycle,
-                "priority": self.options.priority,
-                "system": self.system.name,
-                "workload": self.workload.source,
-                "jobs": self.n,
-            },
-            decision_latency_s=np.frombuffer(self.latencies, dtype=np.float64).copy(),
-            wake_times=np.frombuffer(self._woken, dtype=np.float64).copy(),
-        )
 
 
 #: Action type -> the ``Simulation`` method that validates and applies it. A new kind of action

@@ -13,8 +13,8 @@ options, checked against the class's constructor: an unknown name raises
 not accept raises :class:`~simcore.errors.PolicyOptionError` naming it and listing the accepted
 ones. What a policy is, sees and does: ``simcore/policy.py``.
 
-This mirrors ``solvers/registry.py`` (which simcore must not import: the layering is
-``bench -> solvers -> simcore <- instances``).
+The lookup is the one registry of ``simcore/plugins.py``, shared with solvers, kinds and the
+other plug-in groups.
 """
 
 from __future__ import annotations
@@ -23,21 +23,32 @@ import inspect
 from typing import Any
 
 from schedbench.simcore.errors import PolicyOptionError, SchedbenchError, UnknownPolicyError
-from schedbench.simcore.plugins import entry_points_of, import_object
+from schedbench.simcore.plugins import Registry, class_with, keyword_options
 
 GROUP = "schedbench.policies"
 
-# In-process registrations (``register_policy``); they take precedence over entry points.
-_registered: dict[str, type] = {}
+
+def _not_a_policy_class(obj: object) -> str:
+    """Why ``obj`` is not a policy class ("" when it is one)."""
+    return class_with(obj, "schedule")
 
 
-def _entry_points() -> dict[str, Any]:
-    return entry_points_of(GROUP)
+#: The policies of the engine (``simcore/engine.py``): entry points of ``schedbench.policies``
+#: and in-process registrations (``simcore/plugins.py``: one lookup, one message format).
+POLICIES = Registry(
+    GROUP,
+    "policy",
+    protocol="a policy class with a `schedule(view, now)` method",
+    check=_not_a_policy_class,
+    unknown=UnknownPolicyError,
+    error=PolicyOptionError,
+    example="my_pkg.policy:MyPolicy",
+)
 
 
 def known_policies() -> list[str]:
     """Every policy name: installed entry points and in-process registrations, sorted."""
-    return sorted(set(_entry_points()) | set(_registered))
+    return POLICIES.names()
 
 
 def register_policy(name: str, cls: type, *, replace: bool = False) -> None:
@@ -45,88 +56,29 @@ def register_policy(name: str, cls: type, *, replace: bool = False) -> None:
 
     A name already registered in-process, or by an installed package, is refused unless
     ``replace`` is true (or it is the very same class)."""
-    if not isinstance(name, str) or not name.strip() or ":" in name:
-        raise PolicyOptionError(f"policy name: expected a non-empty name without ':', got {name!r}")
-    problem = _not_a_policy_class(cls)
-    if problem:
-        raise PolicyOptionError(f"register_policy({name!r}): {problem}")
-    if not replace and _registered.get(name, cls) is not cls:
-        raise PolicyOptionError(
-            f"policy {name!r} is already registered ({_registered[name].__qualname__}); "
-            "pass replace=True to replace it"
-        )
-    installed = name not in _registered and name in _entry_points()
-    if not replace and installed and policy_class(name) is not cls:
-        raise PolicyOptionError(
-            f"policy {name!r} is registered by an installed package "
-            f"({_entry_points()[name].value}); pass replace=True to override it"
-        )
-    _registered[name] = cls
+    POLICIES.register(name, cls, replace=replace)
 
 
 def unregister_policy(name: str) -> None:
     """Drop an in-process registration (entry points stay)."""
-    _registered.pop(name, None)
+    POLICIES.unregister(name)
 
 
 def policy_class(name: str) -> type:
     """The class registered under ``name`` (in-process first, then entry points)."""
-    cls = _registered.get(name)
-    if cls is not None:
-        return cls
-    eps = _entry_points()
-    if name not in eps:
-        raise UnknownPolicyError(name, known_policies())
-    loaded = eps[name].load()
-    problem = _not_a_policy_class(loaded)
-    if problem:
-        raise PolicyOptionError(f"policy {name!r} ({eps[name].value}): {problem}")
-    return loaded
+    return POLICIES.load(name)
 
 
 def load_policy_class(spec: str) -> type:
-    """Import the policy class named by ``module:Class``.
-
-    As for solvers (``solvers/registry.py``; docs/design.md#trust-boundaries-and-bounded-work), what
-    a spec names must be a *policy class* — a class with a ``schedule`` method written in Python —
-    before anything is called with the user's options: functions and other callables are refused, so
-    nothing runs beyond importing the named module.
-    """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise PolicyOptionError(f"{spec!r}: expected module:Class, e.g. my_pkg.policy:MyPolicy")
-    try:
-        obj = import_object(spec)
-    except ImportError as exc:
-        raise PolicyOptionError(f"{spec!r}: cannot import module {module_name!r}: {exc}") from exc
-    except AttributeError as exc:
-        raise PolicyOptionError(f"{spec!r}: module {module_name!r} has no {attr!r}") from exc
-    problem = _not_a_policy_class(obj)
-    if problem:
-        raise PolicyOptionError(
-            f"{spec!r}: {problem}; expected a policy class with a `schedule(view, now)` method "
-            "(nothing was called)"
-        )
-    return obj
-
-
-def _not_a_policy_class(obj: object) -> str:
-    """Why ``obj`` is not a policy class ("" when it is one)."""
-    if not inspect.isclass(obj):
-        return f"is a {type(obj).__name__}, not a class"
-    if not inspect.isfunction(inspect.getattr_static(obj, "schedule", None)):
-        return f"class {obj.__qualname__} has no schedule() method written in Python"
-    return ""
+    """Import the policy class named by ``module:Class``; functions and other callables are
+    refused before anything is called (``simcore/plugins.py``;
+    docs/design.md#trust-boundaries-and-bounded-work)."""
+    return POLICIES.load_spec(spec)
 
 
 def policy_options(cls: type) -> list[str]:
     """The keyword options ``cls`` accepts (its constructor's parameters), in order."""
-    params = inspect.signature(cls).parameters.values()
-    return [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
+    return keyword_options(cls)
 
 
 def make_policy(name: str, **options: Any) -> Any:
@@ -140,7 +92,7 @@ def make_policy(name: str, **options: Any) -> Any:
         make_policy("naive", backfill="conservative")
         make_policy("window", solver=make_solver("dp"), window=20, backfill="easy")
     """
-    cls = load_policy_class(name) if ":" in name else policy_class(name)
+    cls = POLICIES.get(name)
     sig = inspect.signature(cls)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values())
     accepted = policy_options(cls)

@@ -28,7 +28,7 @@ import dataclasses
 import threading
 import time
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -39,6 +39,7 @@ from schedbench.simcore.errors import SolverParameterError
 from schedbench.simcore.kinds.base import kind_of
 from schedbench.simcore.kinds.selection.problem import Decision, ParetoPoint, SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
+from schedbench.simcore.plugins import Alias
 from schedbench.simcore.problem import Budget, Status, TracePoint, capacity_slack
 
 #: (class, id) of every solver whose ``warm_up`` has run in this process.
@@ -104,6 +105,17 @@ class ParamSolver:
     summary: ClassVar[str] = ""
     #: The problem kinds this solver answers.
     kinds: ClassVar[tuple[str, ...]] = ("selection",)
+    #: The alias this solver was built as (``pe-b`` for ``fit[policy=pe-b]``), or None: not a
+    #: parameter; it gives the solver the alias' name in its id, so results keep the paper's
+    #: names (``registry.make_solver``, ``Alias``).
+    alias: Alias | None = field(
+        default=None, repr=False, compare=False, metadata={"internal": True}
+    )
+
+    @classmethod
+    def from_alias(cls, alias: Alias, params: dict[str, Any]) -> Any:
+        """The solver ``alias`` names: its presets, overridden by ``params``."""
+        return cls(**{**alias.params, **params}, alias=alias)
 
     # -- parameters --------------------------------------------------------------------------
     @classmethod
@@ -112,27 +124,32 @@ class ParamSolver:
         hints = typing.get_type_hints(cls)
         return [
             (f.name, hints[f.name], f.default, f.metadata.get("help", ""))
-            for f in dataclasses.fields(cls)
+            for f in _parameter_fields(cls)
         ]
 
     def params(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {f.name: getattr(self, f.name) for f in _parameter_fields(self)}
 
     @property
     def id(self) -> str:
-        """Registry name plus every parameter that differs from its default, sorted by name."""
+        """Registry name plus every parameter that differs from its default, sorted by name; for
+        an alias, the alias' name plus what differs from its presets (``pe-b``,
+        ``weighted-cpu[engine=cpsat]``)."""
+        presets: Mapping[str, Any] = self.alias.params if self.alias else {}
         changed = [
             f"{f.name}={_format_value(getattr(self, f.name))}"
-            for f in sorted(dataclasses.fields(self), key=lambda f: f.name)
-            if getattr(self, f.name) != f.default
+            for f in sorted(_parameter_fields(self), key=lambda f: f.name)
+            if getattr(self, f.name) != presets.get(f.name, f.default)
         ]
-        return f"{self.name}[{','.join(changed)}]" if changed else self.name
+        name = self.alias.name if self.alias else self.name
+        return f"{name}[{','.join(changed)}]" if changed else name
 
     def _require(self, ok: bool, param_name: str, expected: str) -> None:
         """Raise ``SolverParameterError`` naming this solver and the parameter unless ``ok``."""
         if not ok:
+            name = self.alias.name if self.alias else self.name
             raise SolverParameterError(
-                f"solver {self.name!r} parameter {param_name!r}: expected {expected}, "
+                f"solver {name!r} parameter {param_name!r}: expected {expected}, "
                 f"got {getattr(self, param_name)!r}"
             )
 
@@ -279,6 +296,10 @@ class BaseSolver(ParamSolver):
             pareto=tuple(pareto),
             **common,
         )
+
+
+def _parameter_fields(obj: Any) -> list[dataclasses.Field[Any]]:
+    return [f for f in dataclasses.fields(obj) if not f.metadata.get("internal")]
 
 
 def _format_value(value: Any) -> str:

@@ -5,10 +5,13 @@ Built-ins register in this project's ``pyproject.toml`` exactly as a third-party
     [project.entry-points."schedbench.solvers"]
     my-solver = "my_package.module:MySolver"
 
-Entry points are imported lazily, only when their name is asked for. ``make_solver`` builds a
-solver from its name and parameters (Python values, or strings from ``--set k=v`` that are
-converted to the parameter's declared type); unknown names and parameters raise errors that list
-what is known.
+An entry point may also name an :class:`~simcore.plugins.Alias`: a paper's name for a class
+with preset parameters (``pe-b = "schedbench.solvers.reservation:PE_B"``, ``fit[policy=pe-b]``).
+
+Entry points are imported lazily, only when their name is asked for (the one registry of
+``simcore/plugins.py``). ``make_solver`` builds a solver from its name and parameters (Python
+values, or strings from ``--set k=v`` that are converted to the parameter's declared type);
+unknown names and parameters raise errors that list what is known.
 """
 
 from __future__ import annotations
@@ -22,60 +25,10 @@ from typing import Any
 
 from schedbench.simcore.errors import SolverParameterError, UnknownSolverError
 from schedbench.simcore.fdcapture import captured_output
-from schedbench.simcore.plugins import entry_points_of, import_object
+from schedbench.simcore.plugins import Alias, Registry, Resolved
 from schedbench.simcore.solver import warm_up
 
 GROUP = "schedbench.solvers"
-
-
-def _entry_points() -> dict[str, Any]:
-    return entry_points_of(GROUP)
-
-
-def known_solvers() -> list[str]:
-    """Registered solver names, sorted."""
-    return sorted(_entry_points())
-
-
-def solver_class(name: str) -> type:
-    """The class (or factory) registered under ``name``."""
-    eps = _entry_points()
-    if name not in eps:
-        raise UnknownSolverError(name, known_solvers())
-    with captured_output(f"importing solver {name}"):  # a library's import-time banner
-        return eps[name].load()
-
-
-def load_object(spec: str) -> type:
-    """Import the solver class named by ``module:Class`` (``schedbench check-solver``,
-    ``simulate --solver``, suites).
-
-    A trust boundary (docs/design.md#trust-boundaries-and-bounded-work): a suite file or command
-    line may name any importable module, so what it names must be a *solver class* before anything
-    is called with the user's parameters — a class defining ``solve`` in Python and carrying a
-    ``name``. Functions and other callables (``os:system``, ``subprocess:run``, ``builtins:eval``)
-    and classes without the protocol (``subprocess:Popen``) are refused here, so no code runs beyond
-    importing the named module (which the user named on purpose).
-    """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise SolverParameterError(f"{spec!r}: expected module:Class, e.g. my_pkg.solver:MySolver")
-    try:
-        with captured_output(f"importing {module_name}"):  # a library's import-time banner
-            obj = import_object(spec)
-    except ImportError as exc:
-        raise SolverParameterError(
-            f"{spec!r}: cannot import module {module_name!r}: {exc}"
-        ) from exc
-    except AttributeError as exc:
-        raise SolverParameterError(f"{spec!r}: module {module_name!r} has no {attr!r}") from exc
-    problem = _not_a_solver_class(obj)
-    if problem or not isinstance(obj, type):
-        raise SolverParameterError(
-            f"{spec!r}: {problem}; expected a solver class with a `name` and a "
-            "`solve(problem, budget)` method (nothing was called)"
-        )
-    return obj
 
 
 def _not_a_solver_class(obj: object) -> str:
@@ -90,12 +43,69 @@ def _not_a_solver_class(obj: object) -> str:
     return ""
 
 
+#: The solvers: entry points of ``schedbench.solvers`` (classes, or aliases of a class with
+#: preset parameters), in-process registrations, and ``module:Class`` of a plug-in.
+SOLVERS = Registry(
+    GROUP,
+    "solver",
+    protocol="a solver class with a `name` and a `solve(problem, budget)` method",
+    check=_not_a_solver_class,
+    unknown=UnknownSolverError,
+    error=SolverParameterError,
+    example="my_pkg.solver:MySolver",
+)
+
+
+def known_solvers() -> list[str]:
+    """Registered solver names (aliases included), sorted."""
+    return SOLVERS.names()
+
+
+def register_solver(name: str, cls: type | Alias, *, replace: bool = False) -> None:
+    """Register a solver class (or an :class:`~simcore.plugins.Alias`) as ``name`` in this
+    process."""
+    SOLVERS.register(name, cls, replace=replace)
+
+
+def unregister_solver(name: str) -> None:
+    SOLVERS.unregister(name)
+
+
+def resolve_solver(name: str) -> Resolved:
+    """``name`` (or ``module:Class``) followed to its class and, for an alias, its presets."""
+    with captured_output(f"importing solver {name}"):  # a library's import-time banner
+        return SOLVERS.resolve(name)
+
+
+def solver_class(name: str) -> type:
+    """The class registered under ``name`` (for an alias, the class it presets)."""
+    resolved = resolve_solver(name)
+    return resolved.obj
+
+
+def solver_alias(name: str) -> Alias | None:
+    """The alias ``name`` is (``pe-b`` -> ``fit[policy=pe-b]``), or None."""
+    return resolve_solver(name).alias
+
+
+def load_object(spec: str) -> type:
+    """Import the solver class named by ``module:Class`` (``schedbench check-solver``,
+    ``simulate --solver``, suites), refusing what is not a solver class before anything is
+    called (``simcore/plugins.py``, trust boundary)."""
+    with captured_output(f"importing {spec.partition(':')[0]}"):
+        return SOLVERS.load_spec(spec)
+
+
 def parameter_types(cls: type) -> dict[str, type]:
     """Declared parameter types of a dataclass solver ({} for other classes)."""
     if not dataclasses.is_dataclass(cls):
         return {}
     hints = typing.get_type_hints(cls)
-    return {f.name: hints.get(f.name, str) for f in dataclasses.fields(cls)}
+    return {
+        f.name: hints.get(f.name, str)
+        for f in dataclasses.fields(cls)
+        if not f.metadata.get("internal")  # ParamSolver's record of its alias
+    }
 
 
 def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
@@ -124,17 +134,23 @@ def _convert(name: str, solver: str, declared: type, value: Any) -> Any:
 def make_solver(name: str, params: Mapping[str, Any] | None = None) -> Any:
     """Build the solver registered as ``name`` — or, for ``module:Class``, that class once it
     has passed ``load_object``'s checks — with ``params``. The one place where a solver name
-    from a user (command line, suite file) becomes a solver object."""
-    if ":" in name:
-        return instantiate(load_object(name), params, label=name)
-    return instantiate(solver_class(name), params, label=name)
+    from a user (command line, suite file) becomes a solver object. An alias builds its class
+    with its presets, overridden by ``params``, and the solver keeps the alias' name in its id
+    (``pe-b``, ``weighted-cpu[engine=cpsat]``)."""
+    resolved = resolve_solver(name)
+    return instantiate(resolved.obj, params, label=name, alias=resolved.alias)
 
 
 def instantiate(
-    cls: Any, params: Mapping[str, Any] | None = None, *, label: str | None = None
+    cls: Any,
+    params: Mapping[str, Any] | None = None,
+    *,
+    label: str | None = None,
+    alias: Alias | None = None,
 ) -> Any:
     """Call a solver class with ``params``, checking names and converting strings by the
-    declared parameter types; errors name the solver (``label``) and list its parameters."""
+    declared parameter types; errors name the solver (``label``) and list its parameters.
+    ``alias``: the presets come first, and a class that knows aliases records it."""
     label = str(label or getattr(cls, "name", None) or getattr(cls, "__name__", str(cls)))
     params = dict(params or {})
     types = parameter_types(cls)
@@ -152,6 +168,8 @@ def instantiate(
         # Constructors may load libraries that print (licence notices, banners); captured like
         # a solve's output (simcore/fdcapture.py), so a command's stdout stays its document.
         with captured_output(f"building solver {label}"):
+            if alias is not None:
+                return alias(**params)
             return cls(**params)
     except (TypeError, ValueError) as exc:
         # A plug-in validates its parameters in __post_init__ (the documented way: raise
@@ -197,10 +215,9 @@ def solver_kinds(solver_or_class: Any) -> tuple[str, ...]:
 def try_solver_class(name: str) -> tuple[type | None, str]:
     """(class, "") or (None, why it cannot be loaded): listing commands show a broken plug-in
     with its reason instead of letting it hide the others."""
-    try:
-        return solver_class(name), ""
-    except Exception as exc:  # a plug-in's import may raise anything; reported, never hidden
-        return None, f"{type(exc).__name__}: {exc}"
+    with captured_output(f"importing solver {name}"):
+        obj, why = SOLVERS.try_load(name)
+    return (obj.target if isinstance(obj, Alias) else obj), why
 
 
 def solvers_for(kind: str) -> list[str]:
@@ -223,3 +240,10 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
             raise SolverParameterError(f"--set {item!r}: expected KEY=VALUE")
         out[key.strip()] = value
     return out
+
+
+def warm_solver_by_id(ident: str) -> Any:
+    """:func:`warm_solver` of a solver id (``cpsat[time_limit_s=5]``): what a simulation core
+    asks for when it picks a solver itself (a default, one per queue; ``simcore/core.py``)."""
+    name, params = parse_solver_id(ident)
+    return warm_solver(name, params)

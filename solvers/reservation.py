@@ -2,15 +2,16 @@
 policies (``papers/advance-reservation-with-deadlines.txt``, Section 5; semantics pinned where the
 paper is vague, and implemented once, in ``simcore/reservations/``).
 
-* ``ff``, ``pe-b``, ``pe-w``, ``du-b``, ``du-w``, ``pedu-b``, ``pedu-w`` — FirstFit, PE / Duration
-  / PE×Duration Best and Worst Fit (``simcore/reservations/fit.py``) on the problem's slot
+* ``fit`` with ``policy`` = ``ff``, ``pe-b``, ``pe-w``, ``du-b``, ``du-w``, ``pedu-b``, ``pedu-w``
+  (registered under those names as aliases, e.g. ``pe-b`` = ``fit[policy=pe-b]``) — FirstFit,
+  PE / Duration / PE×Duration Best and Worst Fit (``simcore/reservations/fit.py``) on the problem's slot
   structure: the chosen candidate start and the n_pe lowest-numbered PEs of its free set, or a
   rejection when no candidate start has n_pe free PEs. Acceptance is exact (a feasible start
   exists exactly when a candidate is feasible), so every answer is ``optimal`` for the kind's
   objective (accept when possible); where they differ is *which* start and PEs, which the
   kind's ``start_delay_s`` and ``stranded_idle_pe_s`` and, over a stream, the acceptance of the
   requests still to come measure.
-* ``reservation-first-fit`` — the skeleton's name for ``ff`` (the same answers).
+* ``reservation-first-fit`` — the skeleton's name for ``ff`` (an alias too; the same answers).
 
 The same names are the policies of ``schedbench reproduce ar --policy``, which serves streams
 through the fast path (``simcore/reservations/driver.py: serve``); served as solvers
@@ -23,18 +24,24 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from schedbench.simcore.kinds.reservation import ReservationDecision, ReservationProblem
+from schedbench.simcore.plugins import Alias
 from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.reservations.fit import get_fit_policy
-from schedbench.solvers.base import ParamSolver
+from schedbench.simcore.reservations.fit import FIT_POLICIES, get_fit_policy
+from schedbench.solvers.base import ParamSolver, param
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class FitPolicySolver(ParamSolver):
-    """A fit policy of ``simcore/reservations/fit.py`` as a solver; ``policy`` is the class's
-    fit-policy name (a subclass per registered name)."""
+class FitSolver(ParamSolver):
+    """A fit policy of ``simcore/reservations/fit.py`` as a solver: the chosen candidate start
+    and the n_pe lowest-numbered PEs of its free set, or a rejection (module docstring)."""
 
+    name = "fit"
+    summary = "reservation: a fit policy of the advance-reservation paper (policy=ff, pe-b, ...)"
     kinds: ClassVar[tuple[str, ...]] = ("reservation",)
-    policy: ClassVar[str] = "ff"
+    policy: str = param("ff", "fit policy: ff, pe-b, pe-w, du-b, du-w, pedu-b, pedu-w (Section 5)")
+
+    def __post_init__(self) -> None:
+        self._require(self.policy in FIT_POLICIES, "policy", f"one of {', '.join(FIT_POLICIES)}")
 
     def solve(self, problem: ReservationProblem, budget: Budget) -> ReservationDecision:
         found = problem.fit(get_fit_policy(self.policy))
@@ -52,63 +59,25 @@ class FitPolicySolver(ParamSolver):
         )
 
 
-def _fit(policy: str, label: str) -> str:
-    return f"reservation: {label} ({get_fit_policy(policy).summary}); exact acceptance"
+def _fit(policy: str) -> Alias:
+    """The paper's name for ``fit[policy=...]``: ``pe-b`` and its summary."""
+    fit = get_fit_policy(policy)
+    summary = f"reservation: {fit.label} ({fit.summary}); exact acceptance"
+    return Alias(policy, FitSolver, {"policy": policy}, summary)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class FirstFitReservationSolver(FitPolicySolver):
-    name = "reservation-first-fit"
-    summary = (
-        "reservation: earliest candidate start, lowest free PEs (FirstFit, = ff); exact acceptance"
-    )
-    policy = "ff"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class FFSolver(FitPolicySolver):
-    name = "ff"
-    summary = _fit("ff", "FF")
-    policy = "ff"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PEBestSolver(FitPolicySolver):
-    name = "pe-b"
-    summary = _fit("pe-b", "PE_B")
-    policy = "pe-b"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PEWorstSolver(FitPolicySolver):
-    name = "pe-w"
-    summary = _fit("pe-w", "PE_W")
-    policy = "pe-w"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DuBestSolver(FitPolicySolver):
-    name = "du-b"
-    summary = _fit("du-b", "Du_B")
-    policy = "du-b"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DuWorstSolver(FitPolicySolver):
-    name = "du-w"
-    summary = _fit("du-w", "Du_W")
-    policy = "du-w"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PEDuBestSolver(FitPolicySolver):
-    name = "pedu-b"
-    summary = _fit("pedu-b", "PEDu_B")
-    policy = "pedu-b"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class PEDuWorstSolver(FitPolicySolver):
-    name = "pedu-w"
-    summary = _fit("pedu-w", "PEDu_W")
-    policy = "pedu-w"
+# The paper's seven by the names its replay uses (registered in pyproject.toml).
+FF = _fit("ff")
+PE_B = _fit("pe-b")
+PE_W = _fit("pe-w")
+DU_B = _fit("du-b")
+DU_W = _fit("du-w")
+PEDU_B = _fit("pedu-b")
+PEDU_W = _fit("pedu-w")
+#: The skeleton's name for ``ff`` (the same answers).
+RESERVATION_FIRST_FIT = Alias(
+    "reservation-first-fit",
+    FitSolver,
+    {"policy": "ff"},
+    "reservation: earliest candidate start, lowest free PEs (FirstFit, = ff); exact acceptance",
+)

@@ -6,12 +6,12 @@ objectives (one Pareto point), so they compare with the multi-objective solvers 
 
 * ``weighted``: maximise Σ_i weight_i · f_i / scale_i — a weighted sum of utilisations, each
   objective normalised by ``problem.objective_scales`` (the capacity when objectives are demands,
-  BBSched §4.3). Presets: ``weighted`` 50/50 (equal weights for any M, as §5 uses for four),
-  ``weighted-cpu`` 80/20, ``weighted-bb`` 20/80.
+  BBSched §4.3). Presets: ``weighted`` 50/50 (equal weights for any M, as §5 uses for four), and
+  the aliases ``weighted-cpu`` 80/20 and ``weighted-bb`` 20/80 (``weighted[weights=0.8,0.2]``).
 * ``constrained``: maximise one objective under every resource constraint ("optimize utilization
-  of one resource and treat other resources as constraints", §1). Presets: ``constrained-cpu``
-  (objective 0, nodes), ``constrained-bb`` (objective 1), ``constrained-ssd`` (objective 2, the
-  local-SSD utilisation of §5). Ties are broken by the other objectives' utilisation, so the
+  of one resource and treat other resources as constraints", §1). Aliases: ``constrained-cpu``
+  (``constrained[objective=0]``, nodes), ``constrained-bb`` (objective 1), ``constrained-ssd``
+  (objective 2, the local-SSD utilisation of §5). Ties are broken by the other objectives' utilisation, so the
   answer is a Pareto point (``lexicographic_objective``).
 
 Exactness of the weighted objective: with decimal weights and integral scales and objectives, the
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.plugins import Alias
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers._integral import MAX_SCALED, decimals_needed
 from schedbench.solvers.base import Answer, BaseSolver, Clock, param
@@ -145,18 +146,19 @@ class WeightedSolver(_Scalarised):
         return weighted_objective(problem, parse_weights(self.weights))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WeightedCPUSolver(WeightedSolver):
-    weights: str = param("0.8,0.2", "comma-separated weights per objective")
-    name = "weighted-cpu"
-    summary = "weighted 80 % nodes / 20 % burst buffer (BBSched §4.3)"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class WeightedBBSolver(WeightedSolver):
-    weights: str = param("0.2,0.8", "comma-separated weights per objective")
-    name = "weighted-bb"
-    summary = "weighted 20 % nodes / 80 % burst buffer (BBSched §4.3)"
+# BBSched's presets (§4.3, §5), registered under the paper's names (pyproject.toml).
+WEIGHTED_CPU = Alias(
+    "weighted-cpu",
+    WeightedSolver,
+    {"weights": "0.8,0.2"},
+    "weighted 80 % nodes / 20 % burst buffer (BBSched §4.3)",
+)
+WEIGHTED_BB = Alias(
+    "weighted-bb",
+    WeightedSolver,
+    {"weights": "0.2,0.8"},
+    "weighted 20 % nodes / 80 % burst buffer (BBSched §4.3)",
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -209,22 +211,21 @@ def lexicographic_objective(problem: SelectionProblem, primary: int) -> np.ndarr
     return combined if np.abs(combined).sum() <= MAX_SCALED else row
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ConstrainedCPUSolver(ConstrainedSolver):
-    objective: int = param(0, "index of the objective to maximise")
-    name = "constrained-cpu"
-    summary = "max node utilisation under the other constraints (BBSched §4.3)"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ConstrainedBBSolver(ConstrainedSolver):
-    objective: int = param(1, "index of the objective to maximise")
-    name = "constrained-bb"
-    summary = "max burst-buffer utilisation under the other constraints (BBSched §4.3)"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ConstrainedSSDSolver(ConstrainedSolver):
-    objective: int = param(2, "index of the objective to maximise")
-    name = "constrained-ssd"
-    summary = "max local-SSD utilisation under the other constraints (BBSched §5)"
+CONSTRAINED_CPU = Alias(
+    "constrained-cpu",
+    ConstrainedSolver,
+    {"objective": 0},
+    "max node utilisation under the other constraints (BBSched §4.3)",
+)
+CONSTRAINED_BB = Alias(
+    "constrained-bb",
+    ConstrainedSolver,
+    {"objective": 1},
+    "max burst-buffer utilisation under the other constraints (BBSched §4.3)",
+)
+CONSTRAINED_SSD = Alias(
+    "constrained-ssd",
+    ConstrainedSolver,
+    {"objective": 2},
+    "max local-SSD utilisation under the other constraints (BBSched §5)",
+)

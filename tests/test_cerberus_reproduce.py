@@ -14,7 +14,6 @@ import pytest
 
 from schedbench.bench.cli import main
 from schedbench.bench.reproduce import cerberus as repro
-from schedbench.bench.run.cerberus import cerberus_config, job_rows, run_cerberus
 from schedbench.bench.run.runner import run_suite
 from schedbench.bench.store.sqlite import ResultStore
 from schedbench.bench.suite.schema import SuiteError, load_suite
@@ -25,9 +24,11 @@ from schedbench.instances.cerberus import (
     read_cerberus_workload,
     write_cerberus_workload,
 )
+from schedbench.instances.cores.cerberus import cerberus_config, job_rows, run_cerberus
 from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.kinds.selection.problem import Decision
 from schedbench.simcore.problem import Status
+from schedbench.solvers.registry import warm_solver_by_id
 
 #: The six published workloads, shipped with the package (dataset ``cerberus``).
 PUBLISHED = datasets.path("cerberus")
@@ -65,7 +66,11 @@ def digest(result) -> str:
 def test_the_published_runs_are_reproduced_job_for_job(run):
     workload = read_cerberus_workload(PUBLISHED / f"{run}.workload.csv", max_cores=CERBERUS.nodes)
     result = run_cerberus(
-        workload, CERBERUS, repro.RUNS[run], config=cerberus_config({"mode": "faithful"})
+        workload,
+        CERBERUS,
+        repro.RUNS[run],
+        config=cerberus_config({"mode": "faithful"}),
+        solvers=warm_solver_by_id,
     )
     sha, makespan = PINNED[run]
     assert float(result.complete.max()) == makespan
@@ -175,7 +180,7 @@ def test_simulate_runs_a_cerberus_policy_and_records_its_decisions(tmp_path, cap
         == 2
     )
     err = capsys.readouterr().err
-    assert "Cerberus workload" in err and "not 'lublin:jobs=10,nodes=8,seed=1'" in err
+    assert "Cerberus workload" in err and "got 'lublin:jobs=10,nodes=8,seed=1'" in err
     assert (
         main(
             [

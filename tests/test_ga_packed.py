@@ -23,7 +23,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import ga
 from schedbench.solvers._numba_rng import new_state
-from schedbench.solvers.ga import BBSchedGASolver, GASolver, _GAState
+from schedbench.solvers.ga import BBSCHED_GA, GASolver, _GAState
 from schedbench.solvers.registry import make_solver, parse_solver_id
 from schedbench.solvers.testing import random_problem
 
@@ -187,8 +187,8 @@ def test_ga_on_windows_beyond_one_word(w):
         for point in d.pareto:
             problem.check_selection(point.selected)
             assert point.objectives == problem.evaluate(point.selected)
-    a = BBSchedGASolver(generations=60).solve(problem, Budget(seed=2))
-    b = BBSchedGASolver(generations=60, packed=False).solve(problem, Budget(seed=2))
+    a = BBSCHED_GA(generations=60).solve(problem, Budget(seed=2))
+    b = BBSCHED_GA(generations=60, packed=False).solve(problem, Budget(seed=2))
     assert a.pareto == b.pareto and a.selected == b.selected
 
 

@@ -31,6 +31,7 @@ def test_the_built_in_kinds_are_registered_with_their_solvers():
     assert solvers_for("placement") == ["placement-earliest", "placement-locality"]
     assert solvers_for("reservation") == sorted(
         [
+            "fit",  # the class; the seven names below are its aliases
             "ff",
             "pe-b",
             "pe-w",

@@ -20,8 +20,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from schedbench.bench.run.cerberus import cerberus_config, run_cerberus
 from schedbench.instances.cerberus import load_cerberus_workload
+from schedbench.instances.cores.cerberus import cerberus_config, run_cerberus
 from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.recording import DecisionRecorder
 from schedbench.solvers.registry import make_solver

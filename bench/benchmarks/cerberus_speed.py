@@ -34,18 +34,18 @@ from cerberus_reference import cerberus_dense_dp
 from tabulate import tabulate
 
 from schedbench.bench.reproduce.cerberus import RUNS
-from schedbench.bench.run.cerberus import cerberus_config, run_cerberus
 from schedbench.instances import datasets
 from schedbench.instances.cerberus import (
     load_cerberus_workload,
     published_workloads,
     read_cerberus_workload,
 )
+from schedbench.instances.cores.cerberus import cerberus_config, run_cerberus
 from schedbench.instances.recorded import read_recorded
 from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.solver import timed_solve
-from schedbench.solvers.registry import warm_solver
+from schedbench.solvers.registry import warm_solver, warm_solver_by_id
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = datasets.path("cerberus")  # the six published workloads, shipped
@@ -76,7 +76,7 @@ def part_a(repeats: int) -> None:
         t_all = time.perf_counter()
         for run, w in workloads.items():
             t = time.perf_counter()
-            run_cerberus(w, CERBERUS, RUNS[run], config=config)
+            run_cerberus(w, CERBERUS, RUNS[run], config=config, solvers=warm_solver_by_id)
             times[run].append(time.perf_counter() - t)
         total.append(time.perf_counter() - t_all)
     for run, ts in times.items():
@@ -103,6 +103,7 @@ def corrected_w10_problems(limit: int) -> list:
         "cerberus-maxt",
         config=cerberus_config({"mode": "corrected"}, 10),
         record=keep,
+        solvers=warm_solver_by_id,
     )
     return problems
 

@@ -60,7 +60,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve, warm_up
 from schedbench.solvers.dp import DPSolver
-from schedbench.solvers.ga import BBSchedGASolver, GASolver
+from schedbench.solvers.ga import BBSCHED_GA, GASolver
 from schedbench.solvers.moo import MOOSolver
 
 WINDOWS = (20, 50, 100)
@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"moo_quality: Theta-like windows, seeds {seeds.start}..{seeds.stop - 1}")
     print(machine_line())
     methods = [
-        solver_method("bbsched-ga", BBSchedGASolver()),
+        solver_method("bbsched-ga", BBSCHED_GA()),
         solver_method("ga", GASolver()),
         solver_method("moo", MOOSolver()),
     ]

@@ -1,8 +1,8 @@
 """``schedbench plot gantt|usage RUN_DIR [RUN_DIR] [--out FILE.png] ...``: pictures of a run's
 schedule (``bench/report/schedule_plots.py``); several folders draw side by side. A run folder
-is what ``simulate --out`` writes (any core), a ``reproduce cerberus`` run (``OUT/<run>``), a
-``reproduce locality`` scheduler (``DIR/<scheduler>``) or a ``reproduce ar --requests`` replay
-(``--out DIR``)."""
+is what ``simulate --out`` writes (any core), or a reproduction's run: a ``reproduce locality``
+scheduler (``DIR/<scheduler>``), a ``reproduce ar --requests`` replay (``--out DIR``), and the
+other papers' ``OUT/<run>`` folders."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
             "runs",
             nargs="+",
             metavar="RUN_DIR",
-            help="run folder(s): simulate --out, reproduce cerberus OUT/<run>, reproduce "
+            help="run folder(s): simulate --out, a reproduction's OUT/<run>, reproduce "
             "locality DIR/<scheduler>, reproduce ar --requests ... --out DIR (at most 4)",
         )
         q.add_argument(

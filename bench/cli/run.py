@@ -14,8 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from schedbench.bench.cli.report import print_report
-
 
 def add_parser(sub: Any) -> None:
     r = sub.add_parser("run", help="expand and run a benchmark suite (TOML); store every cell")
@@ -85,7 +83,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from schedbench.bench.run.runner import describe_plan, run_suite
+    from schedbench.bench import api
+    from schedbench.bench.run.runner import describe_plan
     from schedbench.bench.suite import Limits, load_suite, resolve_suite
 
     defaults = Limits()
@@ -98,17 +97,19 @@ def run(args: argparse.Namespace) -> int:
         print(describe_plan(suite))
         return 0
     store = Path(args.store) if args.store else Path("results") / f"{suite.name}.sqlite"
-    summary = run_suite(
-        suite,
-        store_path=store,
+    summary = api.run_suite(
+        suite.source,
+        store=store,
         executor=args.executor,
         workers=args.workers,
         scheduler=args.scheduler,
         resume=args.resume,
         force=args.force,
         isolate=args.isolate,
+        only=args.only,
         show_progress=not args.no_progress,
-        only_kind=args.only,
+        max_cells=args.max_cells,
+        max_window=args.max_window,
     )
     print(
         f"suite {suite.name!r}: {summary.cells_run} cells run"
@@ -118,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in summary.warnings:
         print(warning, file=sys.stderr)
     html = Path(args.html) if args.html else store.with_name(f"{suite.name}-report.html")
-    print_report(store, suite.name, markdown=False, all_latency=False, html=html, wide=args.wide)
+    text = api.report(store, suite=suite.name, html=html, wide=args.wide)
+    if text:
+        print(text)
     return 1 if summary.errors else 0
 
 

@@ -10,11 +10,9 @@ import argparse
 import json
 from typing import Any
 
+from schedbench.bench import api
 from schedbench.bench.cli._common import add_budget_args, add_set_args
-from schedbench.instances.problem_files import load_problem
-from schedbench.simcore.kinds.base import kind_of
-from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.simcore.problem import Status
 from schedbench.solvers import registry
 
 
@@ -32,13 +30,14 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = load_problem(args.problem)
-    budget = Budget(deadline_s=args.budget, seed=args.seed)
-    solver = registry.make_solver(args.solver, registry.parse_assignments(args.params))
-    warm_up(solver)
-    decision = timed_solve(solver, problem, budget)
-    doc = kind_of(problem).decision_to_dict(decision)
-    print(json.dumps(doc, indent=args.indent, allow_nan=False))
+    decision = api.solve(
+        args.problem,
+        args.solver,
+        params=registry.parse_assignments(args.params),
+        budget=args.budget,
+        seed=args.seed,
+    )
+    print(json.dumps(decision.to_dict(), indent=args.indent, allow_nan=False))
     return 1 if decision.status == Status.ERROR else 0
 
 

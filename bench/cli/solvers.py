@@ -10,9 +10,9 @@ from typing import Any
 
 from schedbench.bench.report.terminal import WIDTH, listing
 from schedbench.simcore.catalogue import catalogue, markdown_table
+from schedbench.simcore.core import CORES, get_core, known_cores
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import get_kind, known_kinds
-from schedbench.simcore.policy_registry import known_policies, policy_class, policy_options
 from schedbench.solvers import registry
 
 
@@ -23,7 +23,9 @@ def add_parser(sub: Any) -> None:
             help="list registered solvers, the problem kinds they answer, their parameters",
         ),
         sub.add_parser("kinds", help="list registered problem kinds and the solvers of each"),
-        sub.add_parser("policies", help="list registered scheduling policies and their options"),
+        sub.add_parser(
+            "policies", help="list every simulation core's policies, their options and solvers"
+        ),
         sub.add_parser("metrics", help="list every metric: unit, which way is better, definition"),
     ]
     for p in parsers:
@@ -42,15 +44,21 @@ def _width(args: argparse.Namespace) -> int | None:
 
 
 def run_solvers(args: argparse.Namespace) -> int:
+    """Every solver with its parameters; an alias (a paper's name for a class with preset
+    parameters) says what it stands for, ``alias of fit[policy=pe-b]``."""
     rows = []
     for name in registry.known_solvers():
         cls, problem = registry.try_solver_class(name)
         if cls is None:  # a broken plug-in is listed with its reason, not hidden
             rows.append([name, "?", f"(cannot load: {problem})", ""])
             continue
+        kinds = ", ".join(registry.solver_kinds(cls))
+        alias = registry.solver_alias(name)
+        if alias is not None:
+            rows.append([name, kinds, alias.summary, f"alias of {alias.label}"])
+            continue
         params = getattr(cls, "parameters", None)
         listed = "\n".join(f"{n}={d!r}  {h}" for n, _t, d, h in params()) if params else ""
-        kinds = ", ".join(registry.solver_kinds(cls))
         rows.append([name, kinds, getattr(cls, "summary", ""), listed])
     headers = ["solver", "kinds", "what it does", "parameters (default)"]
     print(listing(rows, headers, wrap=(2, 3), width=_width(args)))
@@ -67,46 +75,32 @@ def run_kinds(args: argparse.Namespace) -> int:
 
 
 def run_policies(args: argparse.Namespace) -> int:
-    rows = []
-    for name in known_policies():
-        try:
-            cls = policy_class(name)
-        except SchedbenchError as exc:  # a broken plug-in is listed with its reason
-            rows.append([name, f"(cannot load: {exc})", ""])
+    """Every simulation core's policies, grouped by core: what each does, its options, and
+    whether it decides with a solver of the core's kind (``simulate --policy NAME``; suites:
+    ``policies = ["NAME"]`` or ``"NAME:SOLVER"``)."""
+    width = _width(args)
+    for k, name in enumerate(known_cores()):
+        loaded, why = CORES.try_load(name)
+        if loaded is None:  # a broken plug-in is listed with its reason, not hidden
+            print(f"{'' if k == 0 else chr(10)}core {name}: (cannot load: {why})")
             continue
-        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
-        rows.append([name, doc, ", ".join(policy_options(cls))])
-    print(listing(rows, ["policy", "what it does", "options"], wrap=(1, 2), width=_width(args)))
-    _cerberus_policies(_width(args))
+        core = get_core(name)
+        rows = []
+        for policy in core.policies():
+            try:
+                info = core.policy(policy)
+            except SchedbenchError as exc:
+                rows.append([policy, f"(cannot load: {exc})", "", ""])
+                continue
+            solver = {"required": "required", "optional": "optional", "none": ""}[info.solver]
+            rows.append([policy, info.summary, ", ".join(info.options), solver])
+        head = f"core {core.name} ({core.kind} problems; {core.summary})"
+        keys = [k.name for k in core.keys] + [f"policy_options.{o}" for o in core.shared_options]
+        head += f"; its keys: {', '.join(keys)}:" if keys else ":"
+        print(("" if k == 0 else "\n") + (head if width is None else textwrap.fill(head, width)))
+        headers = ["policy", "what it does", "options", "solver"]
+        print(listing(rows, headers, wrap=(1, 2), width=width))
     return 0
-
-
-def _cerberus_policies(width: int | None) -> None:
-    """The Cerberus policies (``schedbench.cerberus``): they run on the Cerberus/BBSim core
-    (``simulate --policy NAME`` with a Cerberus workload; suites: ``lifecycle = "cerberus"``)."""
-    from schedbench.bench.run.cerberus import OPTIONS
-    from schedbench.simcore.cerberus.policy import known_variants, variant_class, variant_options
-
-    rows = []
-    for name in known_variants():
-        try:
-            cls = variant_class(name)
-        except SchedbenchError as exc:
-            rows.append([name, f"(cannot load: {exc})", ""])
-            continue
-        doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
-        takes = (
-            "solver (per queue: in_solver, run_solver, out_solver)"
-            if "solver" in (variant_options(cls))
-            else ""
-        )
-        rows.append([name, doc, takes])
-    if rows:
-        head = (
-            "Cerberus policies (the Cerberus/BBSim core; --policy-set: " + ", ".join(OPTIONS) + "):"
-        )
-        print("\n" + (head if width is None else textwrap.fill(head, width)))
-        print(listing(rows, ["policy", "what it does", "options"], wrap=(1, 2), width=width))
 
 
 def run_metrics(args: argparse.Namespace) -> int:

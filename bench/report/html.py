@@ -30,7 +30,6 @@ from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
     KIVIAT_MAX,
     RANKING_NOTE,
-    SIM_MEAN_METRICS,
     SIMULATION_COLUMNS,
     ReportError,
     budget_of,
@@ -44,6 +43,7 @@ from schedbench.bench.report.tables import (
     latency_rows,
     metric_definition,
     n_objectives,
+    sim_mean_metrics,
     simulation_leaderboard,
 )
 from schedbench.bench.report.terminal import DECISION_COLUMNS as TERMINAL_DECISION_COLUMNS
@@ -51,10 +51,10 @@ from schedbench.bench.report.terminal import (
     FAMILY_COLUMN,
     Column,
     compact_columns,
+    simulation_columns,
     text_column,
     with_fail_share,
 )
-from schedbench.bench.report.terminal import SIMULATION_COLUMNS as TERMINAL_SIMULATION_COLUMNS
 
 # ---------------------------------------------------------------------------------------------
 # Plots (matplotlib, Agg canvas; no pyplot global state)
@@ -429,7 +429,7 @@ def _definitions_html() -> str:
         for k in (
             "runs",
             "failures",
-            *SIM_MEAN_METRICS,
+            *sim_mean_metrics(),
             "decisions",
             "decision_latency_median_s",
             "vs_baseline",
@@ -558,7 +558,7 @@ def _html_report(
     tables += "<h3>Simulation leaderboard</h3>"
     sim_board = simulation_leaderboard(sim_rows)
     if sim_board:
-        tables += _leaderboard_html(sim_board, TERMINAL_SIMULATION_COLUMNS, "table-simulation")
+        tables += _leaderboard_html(sim_board, simulation_columns(sim_board), "table-simulation")
     else:
         tables += _note("table-simulation", "No simulation cells in the store.")
 

@@ -3,13 +3,14 @@ nodes, and the use of nodes, burst buffer and SSD and the queue length over time
 gantt|usage RUN_DIR [RUN_DIR]`` draws them from a run's folder; the HTML report embeds them for
 simulation cells.
 
-Run folders of every core are read (:data:`JOB_FILES`): ``schedbench simulate`` and the suite
-cells (``bench/run/outputs.py``: jobs.csv, usage.csv, metrics.json), Cerberus ``simulate`` and
-``reproduce cerberus`` (``OUT/<run>/``: a core drawn as a node), ``reproduce locality``
-(``DIR/<scheduler>/``: jobs on the cores of the node they ran on) and ``reproduce ar
---requests`` (``decisions.csv``: reservations on the PEs they hold). Where a run wrote no
-usage.csv, the units in use are summed from its jobs; where it wrote no metrics.json, the
-machine is what the jobs used.
+Run folders of every core are read (:func:`job_files`): ``schedbench simulate`` and the suite
+cells of any simulation core write the common per-job schema (``simcore/core.py``: jobs.csv,
+metrics.json, and usage.csv where the core has a timeline); a reproduction's own files are read
+through its core's ``job_formats`` (``reproduce locality``'s ``DIR/<scheduler>/``, jobs on the
+cores of the node they ran on; ``reproduce ar --requests``'s ``decisions.csv``, reservations on
+the PEs they hold; the three-queue reproduction's ``OUT/<run>/``). Where a run
+wrote no usage.csv, the units in use are summed from its jobs; where it wrote no metrics.json,
+the machine is what the jobs used.
 
 Gantt conventions (after evalys): one rectangle per job and per contiguous block of the nodes it
 ran on, time on x (since the first submission, in seconds, minutes or hours by the run's span:
@@ -33,7 +34,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,13 @@ from typing import Any
 import numpy as np
 
 from schedbench.bench.report.style import fit_inside
+from schedbench.simcore.core import (
+    JobFormat,
+    JobTable,
+    assign_nodes,
+    parse_placement,
+    units_in_use,
+)
 from schedbench.simcore.errors import SchedbenchError
 
 #: At most this many jobs are drawn in one Gantt chart (the rest of the run is decimated).
@@ -82,21 +90,6 @@ class RunData:
         return self.path.name
 
 
-@dataclass(frozen=True, slots=True)
-class JobFile:
-    """A per-job file a run folder may hold: its name, who writes it, the columns the pictures
-    need of it (the first format whose columns a file has is the one read)."""
-
-    file: str
-    writer: str
-    columns: tuple[str, ...]
-    #: (path, rows, metrics.json) -> the pictures' columns, placement and unit
-    read: Callable[[Path, list[dict[str, str]], dict[str, Any]], _Read]
-
-    def expected(self) -> str:
-        return f"{self.file} with {', '.join(self.columns)} ({self.writer})"
-
-
 def _float(text: str | None) -> float:
     return float(text) if text not in ("", "nan", None) else math.nan
 
@@ -130,20 +123,21 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def load_run(path: str | Path) -> RunData:
-    """Read a run folder: its per-job file (any format of :data:`JOB_FILES`), and where the run
+    """Read a run folder: its per-job file (any format of :func:`job_files`), and where the run
     wrote them ``usage.csv`` (else the units in use are summed from the jobs) and
     ``metrics.json`` (the machine and the caption). A folder without a usable per-job file is a
     :class:`PlotError` naming the file and the columns expected."""
     folder = Path(path)
     if not folder.is_dir():
         raise PlotError(f"{folder}: expected a run folder (schedbench simulate --out, reproduce)")
-    expected = "; or ".join(f.expected() for f in JOB_FILES)
+    formats = job_files()
+    expected = "; or ".join(f.expected() for f in formats)
     found = None
-    for name in dict.fromkeys(f.file for f in JOB_FILES):
+    for name in dict.fromkeys(f.file for f in formats):
         if not (folder / name).is_file():
             continue
         header, rows = _read_csv(folder / name)
-        fmt = next((f for f in JOB_FILES if f.file == name and set(f.columns) <= set(header)), None)
+        fmt = next((f for f in formats if f.file == name and set(f.columns) <= set(header)), None)
         if fmt is None:
             raise PlotError(f"{folder / name}: expected the columns of {expected}")
         found = fmt, rows
@@ -152,8 +146,11 @@ def load_run(path: str | Path) -> RunData:
         raise PlotError(f"{folder}: no per-job file; expected {expected}")
     fmt, rows = found
     doc = _read_json(folder / "metrics.json")
-    read = fmt.read(folder / fmt.file, rows, doc)
-    cols = read.cols
+    try:
+        read = fmt.read(folder / fmt.file, rows, doc)
+    except SchedbenchError as exc:
+        raise PlotError(f"{folder / fmt.file}: {exc}") from exc
+    cols = dict(read.columns)
     cols.setdefault("status", np.array([""] * len(rows), dtype=object))
     cols.setdefault("user", np.full(len(rows), -1, dtype=np.int64))
     system = doc.get("system") or {}
@@ -202,7 +199,7 @@ def load_run(path: str | Path) -> RunData:
     )
 
 
-def _caption(config: dict[str, Any], fmt: JobFile) -> str:
+def _caption(config: dict[str, Any], fmt: JobFormat) -> str:
     machine = config.get("machine")
     machine = machine if isinstance(machine, dict) else {}
     items = (
@@ -217,21 +214,16 @@ def _caption(config: dict[str, Any], fmt: JobFile) -> str:
     return text if config else f"{fmt.writer}: {fmt.file} ({text})"
 
 
-@dataclass(frozen=True, slots=True)
-class _Read:
-    cols: dict[str, np.ndarray]
-    unit: str = "node"
-    total: int = 0
-    blocks: list[list[tuple[int, int]]] | None = None
-    placement: str = "placed lowest-numbered first"
-
-
 _OPTIONAL = ("bb_gb", "first_alloc", "last_release", "deadline", "reserved_start")
 
+# Re-exported: the pictures' placement helpers live with the common schema (simcore/core.py).
+__all__ = ["assign_nodes", "load_run", "units_in_use"]
 
-def _engine_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
-    """``schedbench simulate`` / suite cells (``bench/run/outputs.py``,
-    ``bench/run/cerberus.py:write_schedule``): the pictures' own columns."""
+
+def _common_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> JobTable:
+    """The common per-job schema every simulation core writes (``simcore/core.py``:
+    ``schedbench simulate``, suite cells): the pictures' own columns, and the units held where
+    the run recorded them (``placement``); the unit is ``metrics.json``'s ``config.unit``."""
     header = rows[0].keys() if rows else ()
     cols = {
         key: _numbers(path, rows, key)
@@ -246,145 +238,29 @@ def _engine_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) ->
     except ValueError as exc:
         raise PlotError(f"{path}: column user: expected integers ({exc})") from exc
     cols["status"] = np.array([r.get("status", "") for r in rows], dtype=object)
-    return _Read(cols)
-
-
-def _cerberus_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
-    """Cerberus ``simulate`` / ``reproduce cerberus`` (``bench/run/cerberus.py:JOB_COLUMNS``),
-    mapped as the suite's cells map it (``write_schedule``): a core is drawn as a node, the run
-    is ``run_start`` to ``exec_end`` (one-phase: to ``complete``), the three-phase stage-in and
-    drain are ``first_alloc`` (``stage_in_start``) and ``last_release`` (``complete``)."""
-    stage_in = _numbers(path, rows, "stage_in_start_s")
-    complete = _numbers(path, rows, "complete_s")
-    lifecycle = (doc.get("config") or {}).get("lifecycle")
-    three = lifecycle == "three-phase" if lifecycle else bool(np.isfinite(stage_in).any())
-    cols = {
-        "submit": _numbers(path, rows, "submit_s"),
-        "start": _numbers(path, rows, "run_start_s"),
-        "end": _numbers(path, rows, "exec_end_s") if three else complete,
-        "nodes": _numbers(path, rows, "cores"),
-        "status": np.array(
-            [{"done": "completed"}.get(r.get("state", ""), r.get("state", "")) for r in rows],
-            dtype=object,
-        ),
-    }
-    if three:
-        cols["first_alloc"], cols["last_release"] = stage_in, complete
-    return _Read(cols, unit="core")
-
-
-def _locality_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
-    """``reproduce locality``'s ``<scheduler>/jobs.csv``: each job on the cores of the node it
-    ran on. The file does not say how many cores a node has: the most any node ran at once
-    stands for it, and a job takes the lowest free cores of its node."""
-    cols = {
-        "submit": _numbers(path, rows, "submit_s"),
-        "start": _numbers(path, rows, "start_s"),
-        "end": _numbers(path, rows, "end_s"),
-        "nodes": _numbers(path, rows, "cores"),
-    }
-    node = _numbers(path, rows, "node")
-    if not rows:
-        return _Read(cols, unit="core", placement="each job on its node")
-    if not np.isfinite(node).all() or (node < 0).any():
-        raise PlotError(f"{path}: column node: expected a node index >= 0 on every row")
-    per_node = 1
-    for n in np.unique(node):
-        mine = node == n
-        _t, used = units_in_use(cols["start"][mine], cols["end"][mine], cols["nodes"][mine])
-        per_node = max(per_node, int(used[:, 0].max(initial=0)))
-    blocks: list[list[tuple[int, int]]] = [[] for _ in rows]
-    for n in np.unique(node):
-        mine = np.flatnonzero(node == n)
-        placed = assign_nodes(cols["start"][mine], cols["end"][mine], cols["nodes"][mine], per_node)
-        for j, b in zip(mine, placed, strict=True):
-            blocks[int(j)] = [(int(n) * per_node + first, count) for first, count in b]
-    nodes = int(node.max()) + 1
-    return _Read(
-        cols,
-        unit="core",
-        total=nodes * per_node,
-        blocks=blocks,
-        placement=f"{nodes} nodes x {per_node} cores, each job on its node",
-    )
-
-
-def _reservation_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, Any]) -> _Read:
-    """``reproduce ar --requests``'s ``decisions.csv``: each accepted request on the PEs it
-    reserved (``pe_ids``), rejected ones not drawn; ``arrival_s`` and ``deadline_s`` where the
-    file has them."""
+    config = doc.get("config") or {}
+    unit = str(config.get("unit") or "node")
+    if "placement" not in header:
+        return JobTable(cols, unit=unit)
     try:
-        pes = [[int(x) for x in (r.get("pe_ids") or "").split()] for r in rows]
+        blocks = [parse_placement(r.get("placement") or "") for r in rows]
     except ValueError as exc:
-        raise PlotError(f"{path}: column pe_ids: expected PE numbers ({exc})") from exc
-    start = _numbers(path, rows, "start_s")
-    cols = {
-        "submit": _numbers(path, rows, "arrival_s") if rows and "arrival_s" in rows[0] else start,
-        "start": start,
-        "end": _numbers(path, rows, "end_s"),
-        "nodes": np.array([len(p) for p in pes], dtype=np.float64),
-        "status": np.array(
-            ["rejected" if r.get("accepted") == "0" else "accepted" for r in rows], dtype=object
-        ),
-    }
-    if rows and "deadline_s" in rows[0]:
-        cols["deadline"] = _numbers(path, rows, "deadline_s")
-    blocks = []
-    for p in pes:
-        ids = np.array(sorted(p), dtype=np.int64)
-        cut = np.flatnonzero(np.diff(ids) != 1) + 1
-        blocks.append([(int(b[0]), int(b.size)) for b in np.split(ids, cut) if b.size])
-    total = max((max(p) + 1 for p in pes if p), default=0)
-    return _Read(cols, unit="PE", total=total, blocks=blocks, placement="as reserved")
+        raise PlotError(f"{path}: column placement: expected unit ranges ({exc})") from exc
+    return JobTable(cols, unit=unit, blocks=blocks, placement="as the run placed them")
 
 
-#: Every per-job file format the pictures read, in the order they are tried.
-JOB_FILES: tuple[JobFile, ...] = (
-    JobFile(
+def job_files() -> tuple[JobFormat, ...]:
+    """Every per-job file format the pictures read, in the order they are tried: the common
+    schema, then each simulation core's own formats (``SimulationCore.job_formats``)."""
+    from schedbench.simcore.core import cores
+
+    common = JobFormat(
         "jobs.csv",
-        "schedbench simulate, suite runs",
+        "schedbench simulate, suite runs (any core)",
         ("submit", "start", "end", "nodes"),
-        _engine_jobs,
-    ),
-    JobFile(
-        "jobs.csv",
-        "Cerberus simulate, reproduce cerberus",
-        ("submit_s", "cores", "run_start_s", "exec_end_s", "complete_s"),
-        _cerberus_jobs,
-    ),
-    JobFile(
-        "jobs.csv",
-        "reproduce locality",
-        ("submit_s", "start_s", "end_s", "node", "cores"),
-        _locality_jobs,
-    ),
-    JobFile(
-        "decisions.csv",
-        "reproduce ar --requests",
-        ("start_s", "end_s", "pe_ids"),
-        _reservation_jobs,
-    ),
-)
-
-
-def units_in_use(
-    start: np.ndarray, end: np.ndarray, units: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The units (nodes, cores, PEs) held over time, summed from the jobs' ``[start, end)``
-    intervals, as the usage timeline's (t, (n, 4)) arrays (burst buffer and SSD columns 0)."""
-    ran = np.isfinite(start)
-    horizon = np.concatenate([start[ran], end[np.isfinite(end)]])
-    last = float(horizon.max()) if horizon.size else 0.0
-    stop = np.where(np.isfinite(end), end, last)[ran]
-    times = np.concatenate([start[ran], stop])
-    steps = np.concatenate([units[ran], -units[ran]])
-    if not times.size:
-        return np.zeros(0), np.zeros((0, 4))
-    instants, at = np.unique(times, return_inverse=True)
-    used = np.cumsum(np.bincount(at, weights=steps, minlength=instants.size))
-    out = np.zeros((instants.size, 4))
-    out[:, 0] = used
-    return instants, out
+        _common_jobs,
+    )
+    return (common, *(f for core in cores() for f in core.job_formats))
 
 
 def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -401,50 +277,6 @@ def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:
     except ValueError as exc:
         raise PlotError(f"{path}: expected numbers ({exc})") from exc
     return data[:, 0], data[:, 1:5]
-
-
-# ---------------------------------------------------------------------------------------------
-# Placement of jobs on node indices
-# ---------------------------------------------------------------------------------------------
-
-
-def assign_nodes(
-    start: np.ndarray, end: np.ndarray, nodes: np.ndarray, total: int
-) -> list[list[tuple[int, int]]]:
-    """For every job, the blocks ``(first node, count)`` it occupies: each job takes the
-    lowest-numbered nodes free when it starts (releases at an instant come before starts).
-    Jobs that never started get no block; a job running to the end of the run keeps its nodes."""
-    n = len(start)
-    blocks: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-    started = np.flatnonzero(~np.isnan(start))
-    known = np.concatenate([start, end])
-    known = known[~np.isnan(known)]
-    horizon = float(known.max()) if known.size else 0.0
-    ends = np.where(np.isnan(end), horizon, end)
-    # events: (time, 0 = release / 1 = start, job)
-    events = sorted(
-        [(float(ends[j]), 0, int(j)) for j in started]
-        + [(float(start[j]), 1, int(j)) for j in started]
-    )
-    busy = np.zeros(max(total, int(np.nanmax(nodes, initial=0))), dtype=bool)
-    held: dict[int, np.ndarray] = {}
-    for _t, kind, j in events:
-        if kind == 0:
-            idx = held.pop(j, None)
-            if idx is not None:
-                busy[idx] = False
-            continue
-        k = int(nodes[j])
-        free = np.flatnonzero(~busy)[:k]
-        if free.size < k:  # an over-full picture (inconsistent input): grow the axis
-            extra = np.arange(busy.size, busy.size + k - free.size)
-            busy = np.concatenate([busy, np.zeros(extra.size, dtype=bool)])
-            free = np.concatenate([free, extra])
-        busy[free] = True
-        held[j] = free
-        cut = np.flatnonzero(np.diff(free) != 1) + 1
-        blocks[j] = [(int(b[0]), int(b.size)) for b in np.split(free, cut) if b.size]
-    return blocks
 
 
 # ---------------------------------------------------------------------------------------------

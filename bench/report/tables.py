@@ -34,12 +34,11 @@ Simulation leaderboard (:func:`simulation_leaderboard`)
     above 1 better; rows are sorted by family, scenario, then that value, best first.
 
 Kiviat charts (BBSched Figures 13–14), on a fixed scale
-    Axes: node usage, BB usage, avg wait, avg slowdown, and SSD usage and SSD waste when present;
-    a Cerberus scenario's: makespan, avg response, CPU and BB utilisation
-    (``simcore/cerberus/metrics.py``; their columns appear when some run has them).
-    Each axis is the policy's value as a ratio to the scenario's *baseline* policy — ``naive``
-    (BBSched's Slurm-like baseline) when the scenario has it, else ``cerberus-fcfs``, else the
-    first policy by name —
+    Axes: each simulation core's (``SimulationCore.kiviat``: BBSched's node usage, BB usage, avg
+    wait, avg slowdown, SSD usage and waste; the other cores' own), those every policy of the
+    scenario has. Each axis is the policy's value as a ratio to the scenario's *baseline*
+    policy — its core's (``SimulationCore.baseline``: ``naive``, ...) when the scenario ran it,
+    else the first policy by name —
     oriented so that above 1 is better: v / v_base for usage, v_base / v for wait, slowdown and
     waste. The scale is fixed, 0 to :data:`KIVIAT_MAX` (= 2, twice as good; values beyond are
     drawn at the rim), and the baseline is the unit circle, so a 1 % difference looks like 1 %:
@@ -124,39 +123,29 @@ SIMULATION_COLUMNS: dict[str, str] = {
     "(1 = as the baseline, above 1 better; fixed scale 0-2)",
 }
 
-#: Simulation metrics averaged over runs, in column order (definitions in the metric catalogue).
-SIM_MEAN_METRICS = (
-    "node_usage",
-    "bb_usage",
-    "ssd_usage",
-    "ssd_waste",
-    "wait_mean_s",
-    "slowdown_mean",
-    "bounded_slowdown_mean",
-)
-_SSD_METRICS = ("ssd_usage", "ssd_waste")
-#: Cerberus runs (``simcore/cerberus/metrics.py``): shown when some run has them.
-CERBERUS_MEAN_METRICS = (
-    "makespan_from_zero_s",
-    "response_mean_s",
-    "throughput_500s_mean",
-    "cpu_util_time_weighted",
-    "bb_util_time_weighted",
-)
 
-#: Kiviat axes: (label, metric, True when lower is better: the ratio is baseline / value).
-_KIVIAT_AXES: tuple[tuple[str, str, bool], ...] = (
-    ("node usage", "node_usage", False),
-    ("BB usage", "bb_usage", False),
-    ("avg wait", "wait_mean_s", True),
-    ("avg slowdown", "slowdown_mean", True),
-    ("SSD usage", "ssd_usage", False),
-    ("SSD waste", "ssd_waste", True),
-    ("makespan", "makespan_from_zero_s", True),
-    ("avg response", "response_mean_s", True),
-    ("CPU util", "cpu_util_time_weighted", False),
-    ("BB util", "bb_util_time_weighted", False),
-)
+def _cores() -> list[Any]:
+    from schedbench.simcore.core import cores
+
+    return cores()
+
+
+def sim_mean_metrics() -> tuple[str, ...]:
+    """Simulation metrics averaged over runs, in column order: every simulation core's
+    ``leaderboard`` metrics (``simcore/core.py``), cores in name order; a column appears when
+    some run has it."""
+    return tuple(dict.fromkeys(m for core in _cores() for m in core.leaderboard))
+
+
+def kiviat_axes_all() -> tuple[tuple[str, str, bool], ...]:
+    """Kiviat axes: (label, metric, True when lower is better: the ratio is baseline / value),
+    every core's (``SimulationCore.kiviat``); an axis is drawn when every policy has it."""
+    axes: dict[str, tuple[str, str, bool]] = {}
+    for core in _cores():
+        for axis in core.kiviat:
+            axes.setdefault(axis[1], axis)
+    return tuple(axes.values())
+
 
 #: The rim of the Kiviat charts: twice as good as the baseline.
 KIVIAT_MAX = 2.0
@@ -443,16 +432,11 @@ def _scenario(row: Mapping[str, Any]) -> str:
     return str(row.get("instance") or row.get("family") or "")
 
 
-#: Baseline policies, most preferred first: BBSched's Slurm-like ``naive``, then Cerberus's
-#: strict head-of-line ``cerberus-fcfs`` (the paper's FCFS comparison).
-KIVIAT_BASELINES = ("naive", "cerberus-fcfs")
-
-
 def kiviat_baseline(entries: Sequence[Mapping[str, Any]]) -> str:
-    """The scenario's baseline policy: the first of :data:`KIVIAT_BASELINES` present, else the
-    first by name."""
+    """The scenario's baseline policy: the first core's baseline present (cores in name order:
+    BBSched's Slurm-like ``naive`` first), else the first by name."""
     names = sorted(str(e["solver"]) for e in entries)
-    for base in KIVIAT_BASELINES:
+    for base in (core.baseline for core in _cores() if core.baseline):
         if base in names:
             return base
     return names[0] if names else ""
@@ -478,7 +462,7 @@ def kiviat_axes(
     base = next((e for e in entries if str(e["solver"]) == base_name), None)
     labels: list[str] = []
     columns: list[list[float]] = []
-    for label, metric, lower in _KIVIAT_AXES:
+    for label, metric, lower in kiviat_axes_all():
         raw = [number(e.get(metric)) for e in entries]
         ref = number(base.get(metric)) if base is not None else None
         if not entries or ref is None or any(v is None for v in raw):
@@ -494,25 +478,18 @@ def kiviat_axes(
 def simulation_leaderboard(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One row per (family, scenario, solver/policy) over the simulation cells.
 
-    Metric columns are means over the completed runs (repetitions); ``ssd_usage`` and
-    ``ssd_waste`` appear only when some run has them. Columns: :data:`SIMULATION_COLUMNS` and the
-    simulation metrics of the catalogue (``simcore/catalogue.py``); order: module docstring.
+    Metric columns are means over the completed runs (repetitions) of every core's leaderboard
+    metrics (:func:`sim_mean_metrics`), each when some run has it. Columns:
+    :data:`SIMULATION_COLUMNS` and those metrics; order: module docstring.
     """
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for r in rows:
         if r.get("kind") == "simulation":
             key = (str(r.get("family") or ""), _scenario(r), str(r.get("solver")))
             groups[key].append(r)
-    with_ssd = any(
-        number(metrics_of(r).get(m)) is not None
-        for g in groups.values()
-        for r in g
-        for m in _SSD_METRICS
-    )
-    metrics = [m for m in SIM_MEAN_METRICS if with_ssd or m not in _SSD_METRICS]
-    metrics += [
+    metrics = [
         m
-        for m in CERBERUS_MEAN_METRICS
+        for m in sim_mean_metrics()
         if any(number(metrics_of(r).get(m)) is not None for g in groups.values() for r in g)
     ]
 
@@ -614,9 +591,10 @@ def _definitions_markdown() -> str:
     lines = ["### Decision leaderboard columns", ""]
     lines += [f"- `{k}`: {v}" for k, v in DECISION_COLUMNS.items()]
     lines += ["", "### Simulation leaderboard columns", ""]
-    for key in ("family", "scenario", "solver", "runs", "failures", *SIM_MEAN_METRICS):
+    means = sim_mean_metrics()
+    for key in ("family", "scenario", "solver", "runs", "failures", *means):
         text = SIMULATION_COLUMNS.get(key) or metric_definition(key)
-        suffix = "; mean over the completed runs" if key in SIM_MEAN_METRICS else ""
+        suffix = "; mean over the completed runs" if key in means else ""
         lines.append(f"- `{key}`: {text}{suffix}")
     for key in ("decisions", "decision_latency_median_s", "vs_baseline"):
         lines.append(f"- `{key}`: {SIMULATION_COLUMNS[key]}")

@@ -63,7 +63,15 @@ _BY_UNIT: dict[str, Callable[[float], str]] = {
 
 
 def _metric_label(name: str) -> str:
-    return name.removesuffix("_s").removeprefix("cerberus_").replace("_", " ")
+    """A metric's row label: the summary's own words where it has them, else the name without
+    its unit and its core's prefix (``CORE_jobs_done`` -> ``jobs done``)."""
+    if name in _SUMMARY_LABELS:
+        return _SUMMARY_LABELS[name]
+    from schedbench.simcore.core import known_cores
+
+    for core in known_cores():
+        name = name.removeprefix(f"{core}_")
+    return name.removesuffix("_s").replace("_", " ")
 
 
 def format_metrics(metrics: Mapping[str, Any], names: Sequence[str]) -> str:
@@ -118,6 +126,9 @@ _SUMMARY_ROWS: tuple[tuple[str, str, Any], ...] = (
     ("... that reached the solver", "solver_pass_share", _fmt_share),
     ("... blocked by starvation", "starvation_blocked", _fmt_int),
 )
+
+
+_SUMMARY_LABELS = {key: label for label, key, _fmt in _SUMMARY_ROWS}
 
 
 def format_summary(metrics: Mapping[str, Any]) -> str:
@@ -314,9 +325,58 @@ def decision_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) ->
     return compact_table(with_fail_share(board), DECISION_COLUMNS, width=width)
 
 
+def _metric_column(name: str) -> Column:
+    """The compact column of simulation metric ``name``: :data:`SIMULATION_COLUMNS`' own, else
+    one formatted by the metric's catalogue unit."""
+    for column in SIMULATION_COLUMNS:
+        if column.key == name:
+            return column
+    from schedbench.simcore.catalogue import catalogue
+
+    spec = catalogue().get(name)
+    unit = spec.unit if spec is not None else ""
+    fmt, suffix = {"share": (_pct, " %"), "s": (_hours, " h")}.get(unit, (_sig, ""))
+    label = (spec.label if spec is not None and spec.label else _metric_label(name)) + suffix
+    return Column(label, name, fmt, metric=name)
+
+
+def core_of_entry(entry: Mapping[str, Any]) -> str:
+    """The simulation core of a leaderboard row, by its policy (``window:dp`` -> ``bbsched``);
+    "" when no registered core has it."""
+    from schedbench.simcore.core import core_of_policy
+    from schedbench.simcore.errors import SchedbenchError
+
+    try:
+        return core_of_policy(str(entry.get("solver") or "").partition(":")[0]).name
+    except SchedbenchError:
+        return ""
+
+
+def simulation_columns(board: Sequence[Mapping[str, Any]] = ()) -> tuple[Column, ...]:
+    """The compact simulation columns for the rows of ``board``: scenario, policy, runs and
+    failures, the ``compact`` metrics of the cores the rows ran on (``SimulationCore.compact``;
+    BBSched's when none is known), and ``vs base``."""
+    from schedbench.simcore.core import get_core
+
+    names = dict.fromkeys(core_of_entry(e) for e in board) or {"bbsched": None}
+    metrics: dict[str, None] = {}
+    for name in names:
+        if name:
+            metrics.update(dict.fromkeys(get_core(name).compact))
+    lead, last = SIMULATION_COLUMNS[:4], SIMULATION_COLUMNS[-1]
+    return (*lead, *(_metric_column(m) for m in metrics), last)
+
+
 def simulation_table(board: Sequence[Mapping[str, Any]], *, width: int = WIDTH) -> str:
-    """The simulation leaderboard (``tables.simulation_leaderboard``) for a terminal."""
-    return compact_table(board, SIMULATION_COLUMNS, width=width)
+    """The simulation leaderboard (``tables.simulation_leaderboard``) for a terminal: one table
+    per simulation core, each with its core's columns."""
+    by_core: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in board:
+        by_core.setdefault(core_of_entry(entry), []).append(entry)
+    tables = [
+        compact_table(rows, simulation_columns(rows), width=width) for rows in by_core.values()
+    ]
+    return "\n\n".join(tables)
 
 
 #: The family column leading the by-family decision leaderboard.

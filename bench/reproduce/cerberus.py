@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 
 from schedbench.bench.progress import progress
-from schedbench.bench.run import cerberus as cb
+from schedbench.bench.store.provenance import commit_of_checkout
 from schedbench.instances import datasets
 from schedbench.instances.cerberus import published_workloads, read_cerberus_workload
+from schedbench.instances.cores import cerberus as cb
 from schedbench.instances.systems import CERBERUS
 from schedbench.simcore.cerberus.config import MODES
 from schedbench.simcore.cerberus.sim import CerberusResult, CerberusState
@@ -157,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if args.solver:
         solver = registry.warm_solver(args.solver, registry.parse_assignments(args.params))
     t0 = time.perf_counter()
+    commit = commit_of_checkout()
 
     # -- the published runs, each on its own workload ------------------------------------
     published: dict[str, tuple[CerberusResult, dict[str, Any]]] = {}
@@ -181,11 +183,12 @@ def run(args: argparse.Namespace) -> int:
                 config=config,
                 budget=budget,
                 record=recorder,
+                solvers=registry.warm_solver_by_id,
             )
         finally:
             if recorder is not None:
                 recorder.close()
-        metrics = cb.write_outputs(result, out / run_name, budget_s=args.budget)
+        metrics = cb.write_outputs(result, out / run_name, budget_s=args.budget, commit=commit)
         published[run_name] = (result, metrics)
         bar.update()
     t_published = time.perf_counter() - t0
@@ -214,9 +217,10 @@ def run(args: argparse.Namespace) -> int:
                     solver=solver if cb.takes_solver(variant) else None,
                     config=cfg,
                     budget=budget,
+                    solvers=registry.warm_solver_by_id,
                 )
                 metrics = cb.write_outputs(
-                    result, out / "common" / mode / variant, budget_s=args.budget
+                    result, out / "common" / mode / variant, budget_s=args.budget, commit=commit
                 )
                 common[mode][variant] = (result, metrics)
                 common_rows.append(_row(f"common-{mode}", variant, result, metrics))

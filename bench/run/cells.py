@@ -3,8 +3,9 @@
 A decision cell's payload carries its problem as JSON with the problem kind's name and import
 path (``simcore/kinds/``), so a worker process finds any kind, even one its parent registered
 in-process; the kind rebuilds the problem, checks the answer (``timed_solve``) and scores it
-against the exact reference. A simulation cell assembles its scenario (``run/simulation.py``)
-and computes the simulation metrics.
+against the exact reference. A simulation cell runs its scenario on its simulation core
+(``simcore/core.py``; found by name, or by import path in a worker process) and keeps the
+core's metrics.
 """
 
 from __future__ import annotations
@@ -12,23 +13,21 @@ from __future__ import annotations
 import math
 import time
 import traceback
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from schedbench.bench.run.isolate import solve_isolated
-from schedbench.bench.run.outputs import write_outputs
-from schedbench.bench.run.simulation import assemble, load
 from schedbench.bench.run.supervisor import Failure
+from schedbench.bench.store.provenance import commit_of_checkout
 from schedbench.bench.store.records import COMPLETED, CellRecord
 from schedbench.bench.suite.plan import DecisionCell, SimulationCell, redact_outside
+from schedbench.simcore.core import RunHooks, SimulationCore, get_core
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import get_kind
-from schedbench.simcore.metrics import compute_metrics
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import timed_solve
-from schedbench.solvers.registry import warm_solver
+from schedbench.solvers.registry import warm_solver, warm_solver_by_id
 
 
 def now_iso() -> str:
@@ -104,24 +103,23 @@ def execute_decision(payload: dict[str, Any]) -> CellRecord:
     )
 
 
-_WORKLOADS: dict[str, Any] = {}
-
-
 def _policy_label(cell: SimulationCell) -> str:
     return cell.policy if cell.solver is None else f"{cell.policy_name}:{cell.solver.id}"
 
 
 def execute_simulation(payload: dict[str, Any]) -> CellRecord:
-    """Run one simulation cell; never raises."""
+    """Run one simulation cell on its core; never raises."""
     cell: SimulationCell = payload["cell"]
     sc = cell.scenario
     started = now_iso()
     error = None
     metrics: dict[str, Any] = {}
     status = COMPLETED
+    params: dict[str, Any] = {"system": sc.system}
     try:
-        run_cell = _CORES.get(sc.lifecycle, _engine_cell)
-        metrics = run_cell(cell, payload.get("runs_dir"))
+        core = get_core(sc.core, payload.get("core_ref"))
+        params = {**core.record_params(sc.spec), "core": core.name}
+        metrics = _run_cell(core, cell, payload.get("runs_dir"))
     except Exception as exc:  # recorded as this cell's error (status "error"); the run goes on
         status = "error"
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
@@ -140,13 +138,7 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
         instance_hash=cell.scenario_hash,
         solver=_policy_label(cell),
         solver_name=cell.solver.name if cell.solver else cell.policy_name,
-        params={
-            "system": sc.system,
-            "priority": sc.priority,
-            "backfill": sc.backfill,
-            "lifecycle": sc.lifecycle,
-            "window": sc.window,
-        },
+        params=params,
         repetition=cell.repetition,
         seed=cell.seed,
         budget_s=cell.budget_s,
@@ -160,69 +152,29 @@ def execute_simulation(payload: dict[str, Any]) -> CellRecord:
     )
 
 
-def _engine_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
-    """A simulation cell on the engine (``simcore/engine.py``): its metrics."""
+def _run_cell(core: SimulationCore, cell: SimulationCell, runs_dir: str | None) -> dict[str, Any]:
+    """A simulation cell on its core: its numeric metrics, the wall time and the counters;
+    with ``runs_dir``, its files for the report's pictures."""
     sc = cell.scenario
-    workload = _WORKLOADS.get(sc.workload)
-    if workload is None:
-        from schedbench.instances.workloads import load_workload
-
-        workload = _WORKLOADS[sc.workload] = load_workload(sc.workload)
-    loaded = load(sc, workload=workload)
     solver = (
         None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
     )
-    built = assemble(
-        sc,
-        loaded,
-        policy=cell.policy_name,
-        solver=solver,
+    hooks = RunHooks(
         budget=Budget(deadline_s=cell.budget_s, seed=cell.seed),
+        solver=solver,
+        solvers=warm_solver_by_id,
     )
-    t = time.perf_counter()
-    result = built.simulation.run()
-    wall = time.perf_counter() - t
-    full = compute_metrics(result, built.window, budget_s=cell.budget_s)
+    run = core.run(sc.spec, core.load(sc.spec), cell.policy_name, hooks)
+    if run.error is not None:
+        raise run.error
     if runs_dir:  # the schedule, for the report's pictures
-        result.config["cell_id"] = cell.cell_id
-        write_outputs(
-            result,
-            Path(runs_dir) / cell.cell_id,
-            built.window,
-            budget_s=cell.budget_s,
-            metrics=full,
-            swf=False,
-        )
-    metrics = _numbers(full)
-    metrics["wall_s"] = wall
-    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
+        run.config["cell_id"] = cell.cell_id
+        commit = {"commit": commit_of_checkout()}  # the pictures' captions say where they came from
+        core.write(run, Path(runs_dir) / cell.cell_id, config=commit, full=False)
+    metrics = _numbers(run.metrics)
+    metrics["wall_s"] = run.wall_s
+    metrics.update({f"count_{k}": v for k, v in run.counters.items() if isinstance(v, int)})
     return metrics
-
-
-def _cerberus_cell(cell: SimulationCell, runs_dir: str | None = None) -> dict[str, Any]:
-    """A ``lifecycle = "cerberus"`` simulation cell (``bench/run/cerberus.py``): its metrics;
-    with ``runs_dir``, its schedule in the pictures' folder format (``write_schedule``)."""
-    from schedbench.bench.run.cerberus import run_scenario, write_schedule
-
-    sc = cell.scenario
-    solver = (
-        None if cell.solver is None else warm_solver(cell.solver.name, dict(cell.solver.params))
-    )
-    result, metrics = run_scenario(
-        sc, cell.policy_name, solver, Budget(deadline_s=cell.budget_s, seed=cell.seed)
-    )
-    if runs_dir:  # the schedule, for the report's pictures
-        write_schedule(result, Path(runs_dir) / cell.cell_id, metrics=metrics)
-    metrics = _numbers(metrics)
-    metrics["wall_s"] = result.wall_s
-    metrics.update({f"count_{k}": v for k, v in result.counters.items() if isinstance(v, int)})
-    return metrics
-
-
-#: Simulation cores by lifecycle, for lifecycles that do not run on the engine.
-_CORES: dict[str, Callable[[SimulationCell, str | None], dict[str, Any]]] = {
-    "cerberus": _cerberus_cell,
-}
 
 
 def execute(payload: dict[str, Any]) -> CellRecord:

@@ -43,6 +43,7 @@ from schedbench.bench.suite.plan import (
     reference_solver,
 )
 from schedbench.bench.suite.schema import Suite
+from schedbench.simcore.core import core_ref, get_core
 from schedbench.simcore.kinds.base import kind_ref
 from schedbench.simcore.metrics import solver_pass_warning
 from schedbench.simcore.problem import MAX_DEADLINE_S, Budget
@@ -157,32 +158,7 @@ def run_suite(
         bar.note,
     )
     bar.note("")
-    payloads: list[dict[str, Any]] = []
-    for c in dcells:
-        inst = by_key[(c.family, c.instance_hash)]
-        ref = refs.get((c.family, c.instance_hash))
-        kind = inst.kind
-        payloads.append(
-            {
-                "kind": "decision",
-                "cell": c,
-                "kind_ref": kind_ref(kind),
-                "problem": kind.problem_to_dict(inst.problem),
-                "reference": kind.decision_to_dict(ref) if ref is not None else None,
-                "isolate": isolate or c.solver.isolate,
-            }
-        )
-    runs_dir = runs_folder(store_path, suite.name)
-    payloads += [
-        {
-            "kind": "simulation",
-            "cell": c,
-            "isolate": False,
-            "base_dir": str(suite.base_dir),
-            "runs_dir": str(runs_dir),
-        }
-        for c in scells
-    ]
+    payloads = _payloads(suite, dcells, scells, by_key, refs, isolate, store_path)
     # Longest-expected cells first, from the latencies already in the store (run/ordering.py).
     if order == "longest-first":
         payloads = longest_first(payloads, store.records())
@@ -250,6 +226,47 @@ def run_suite(
     )
 
 
+def _payloads(
+    suite: Suite,
+    dcells: list[DecisionCell],
+    scells: list[SimulationCell],
+    by_key: dict[tuple[str, str], Instance],
+    refs: dict[tuple[str, str], Any],
+    isolate: bool,
+    store_path: Path,
+) -> list[dict[str, Any]]:
+    """What a worker needs of each cell: a decision cell's problem as JSON with its kind's
+    import path and the exact reference; a simulation cell's core import path and folders."""
+    payloads: list[dict[str, Any]] = []
+    for c in dcells:
+        inst = by_key[(c.family, c.instance_hash)]
+        ref = refs.get((c.family, c.instance_hash))
+        kind = inst.kind
+        payloads.append(
+            {
+                "kind": "decision",
+                "cell": c,
+                "kind_ref": kind_ref(kind),
+                "problem": kind.problem_to_dict(inst.problem),
+                "reference": kind.decision_to_dict(ref) if ref is not None else None,
+                "isolate": isolate or c.solver.isolate,
+            }
+        )
+    runs_dir = runs_folder(store_path, suite.name)
+    payloads += [
+        {
+            "kind": "simulation",
+            "cell": c,
+            "core_ref": core_ref(get_core(c.scenario.core)),
+            "isolate": False,
+            "base_dir": str(suite.base_dir),
+            "runs_dir": str(runs_dir),
+        }
+        for c in scells
+    ]
+    return payloads
+
+
 def runs_folder(store_path: Path, suite: str) -> Path:
     """Where a suite's simulation cells write their schedules (jobs.csv, usage.csv,
     metrics.json per cell id), next to the store: ``<store folder>/<suite>-runs/``."""
@@ -287,24 +304,25 @@ def describe_plan(suite: Suite) -> str:
             )
         )
     sim_rows = [
-        [sc.name, sc.workload, sc.system, _order(sc), ", ".join(pols)]
+        [
+            sc.name,
+            sc.core,
+            sc.workload,
+            sc.system,
+            get_core(sc.core).describe(sc.spec),
+            ", ".join(pols),
+        ]
         for sc, pols in suite.scenarios
     ]
     if sim_rows:
         lines.append(
-            tabulate(sim_rows, headers=["scenario", "workload", "system", "order", "policies"])
+            tabulate(
+                sim_rows,
+                headers=["scenario", "core", "workload", "system", "settings", "policies"],
+            )
         )
     lines.append(
         f"{len(dcells)} decision cells, {len(scells)} simulation cells, "
         f"{len(dcells) + len(scells)} in all"
     )
     return "\n\n".join(lines)
-
-
-def _order(sc: Any) -> str:
-    """The plan's "order" column: base order + backfilling, or a Cerberus scenario's mode and
-    window (``lifecycle = "cerberus"``: three queues, no backfilling)."""
-    if sc.lifecycle == "cerberus":
-        mode = dict(sc.policy_options).get("mode", "corrected")
-        return f"cerberus {mode}, w={sc.window or 'all'}"
-    return f"{sc.priority}+{sc.backfill}"

@@ -94,3 +94,11 @@ def cpu_model() -> str | None:
     except OSError:
         pass
     return platform.processor() or None
+
+
+def commit_of_checkout() -> str | None:
+    """The checkout's git commit (with ``+dirty``), for the pictures' captions; None outside git."""
+    git = provenance().get("git")
+    if not git:
+        return None
+    return str(git["commit"])[:12] + ("+dirty" if git.get("dirty") else "")

@@ -14,7 +14,6 @@ problems of one family with the same content are one cell (the first label is ke
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from schedbench.bench.suite.schema import (
     split_policy,
 )
 from schedbench.instances.sources import get_source
+from schedbench.simcore.core import get_core
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import ProblemKind, kind_of
 from schedbench.solvers.registry import parse_solver_id
@@ -124,16 +124,14 @@ class SimulationCell:
     def legacy_id(self) -> str:
         """The id that stores of schema version 1 gave this cell (see ``DecisionCell``)."""
         sc = self.scenario
+        ident = get_core(sc.core).identity(sc.spec)
         return content_hash(
             [
                 "simulation",
                 sc.name,
                 sc.workload,
                 sc.system,
-                sc.priority,
-                sc.backfill,
-                sc.lifecycle,
-                sc.window,
+                *(ident.get(k) for k in ("priority", "backfill", "lifecycle", "window")),
                 self.policy,
                 self.repetition,
                 self.seed,
@@ -164,14 +162,16 @@ def _file_digest(path: str) -> str | None:
 
 
 def scenario_hash(sc: Scenario) -> str:
-    """Content hash of a scenario (see the module docstring); the name is not part of it."""
+    """Content hash of a scenario (see the module docstring): its core's identity of it
+    (``SimulationCore.identity``), with the bytes of the files it reads; the name is not part
+    of it, nor is the core's name (the policies name the core)."""
     first = sc.workload.split("+")[0]
     files = {}
     if "/" in first or first.endswith((".swf", ".gz")):
         files["workload"] = _file_digest(first)
     if sc.system.endswith(".toml"):
         files["system"] = _file_digest(sc.system)
-    options = {f.name: getattr(sc, f.name) for f in dataclasses.fields(sc) if f.name != "name"}
+    options = get_core(sc.core).identity(sc.spec)
     if "workload" in files:
         options["workload"] = Path(first).name + sc.workload[len(first) :]
     if "system" in files:

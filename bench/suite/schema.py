@@ -4,8 +4,9 @@ A suite compares solvers at two levels:
 
 * **decision cells** — one solver on one decision problem (open loop): quality against the exact
   reference, latency against the budget;
-* **simulation cells** — one policy (a solver in BBSched's window, or the naive baseline) on one
-  trace-driven scenario (closed loop): usage, wait, slowdown, decision latency.
+* **simulation cells** — one policy of a simulation core (with the solver it decides with, if
+  any) on one trace-driven scenario (closed loop): usage, wait, slowdown, acceptance, data
+  transferred, decision latency — each core's metrics.
 
 Format (every key is checked; a wrong key, type, unknown solver or parameter is reported with
 the file, the key path and what was expected)::
@@ -32,64 +33,63 @@ the file, the key path and what was expected)::
     families = ["theta"]           # optional: only these families
     isolate = false                # run each solve in a child process killed at deadline + grace
 
-    [[simulations]]                # closed-loop scenarios
+    [[simulations]]                # closed-loop scenarios, on any simulation core
     name = "theta-s4"
+    policies = ["naive", "window:dp", "window:ga", "window:cpsat[time_limit_s=5]"]
     workload = "lublin:jobs=3000,nodes=4392,seed=1+bbsched:S4,seed=1+arrivals:2"
     system = "theta"               # preset or TOML machine file (relative to the suite file)
-    priority = "wfp"               # fcfs | wfp
-    backfill = "easy"              # easy | conservative | none
-    lifecycle = "classic"          # classic | three-phase (the engine) | cerberus (below)
+    priority = "wfp"               # the rest: keys of the policies' core (here bbsched)
+    backfill = "easy"
     window = 20
-    policies = ["naive", "window:dp", "window:ga", "window:cpsat[time_limit_s=5]"]
-    warmup_s = 0
-    cooldown_s = 0
 
 Sources (``source = ...``) are plug-ins: the built-ins, their keys, and how to add one are in
 ``instances/sources.py``; ``source = "my_pkg.mod:MySource"`` names a source class directly.
-A ``[[simulations]]`` table's ``policies`` list holds registered policy names (``naive``, a
-plug-in's), with the solver they decide with where they take one (``window:SOLVER[params]``);
-``policy_options = { ... }`` passes further options to the policies that accept them.
-
-A scenario with ``lifecycle = "cerberus"`` runs on the Cerberus/BBSim core
-(``simcore/cerberus/``, ``bench/run/cerberus.py``): ``workload`` is a Cerberus workload (a
-``.csv`` file or ``cerberus:jobs=N,seed=S``), ``system`` usually ``"cerberus"``, ``policies``
-are Cerberus policies (``cerberus-fcfs``, ``cerberus-maxt:dp``, ...), ``window`` the knapsack
-window (default 10; 0 = the whole queue), ``policy_options`` the mode and switches
-(``{ mode = "faithful" }``); ``priority``, ``backfill``, ``starvation_bound``, ``warmup_s`` and
-``cooldown_s`` do not apply.
+A ``[[simulations]]`` table's ``policies`` list holds the policies of one simulation core
+(``simcore/core.py``; ``schedbench policies`` lists them by core), with the solver they decide
+with where they take one (``window:SOLVER[params]``, ``lea:placement-locality``,
+``reserve:reservation-cpsat``): a solver of the core's problem kind. The policies name the core;
+``core = "NAME"`` names it where they cannot (a ``module:Class`` policy). Every other key —
+``workload``, ``system``, ``policy_options`` (options for the policies that accept them) and the
+core's own (``priority``, ``window``, ``mode``, ...) — is checked by the core
+(``SimulationCore.check``), before any workload is read; ``instances/cores/`` documents the
+built-in cores' keys.
 
 Relative paths are resolved against the suite file's folder. Wherever a file is taken
 (``workload``, a source's ``path`` / ``front``), a dataset reference works too: ``kth-sp2``,
-``cerberus/maxt_cerberus``, ``zt-100-2/front`` (``schedbench data`` lists them; a file of
-that name next to the suite wins).
+``locality-day``, ``zt-100-2/front`` (``schedbench data`` lists them; a file of that name next
+to the suite wins).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedbench.instances import datasets
 from schedbench.instances.sources import (
     SourceError,
     SourceLimits,
     UnknownSourceError,
     get_source,
 )
-from schedbench.instances.workloads import check_workload_spec
+from schedbench.simcore.core import (
+    CoreSpec,
+    SimulationCore,
+    SpecError,
+    core_of_policy,
+    get_core,
+    known_cores,
+)
 from schedbench.simcore.errors import (
-    PolicyOptionError,
     SchedbenchError,
     SolverParameterError,
-    UnknownPolicyError,
+    UnknownNameError,
     UnknownSolverError,
 )
-from schedbench.simcore.policy_registry import policy_class, policy_options
+from schedbench.simcore.plugins import PluginError
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
 from schedbench.solvers import registry
 from schedbench.solvers.registry import parse_solver_id
@@ -121,20 +121,23 @@ class SolverSpec:
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
-    """A closed-loop scenario: a workload on a machine with the simulation options."""
+    """A closed-loop scenario: its name and the spec its simulation core checked (the
+    workload, the machine and every key of the core, ``simcore/core.py``)."""
 
     name: str
-    workload: str
-    system: str
-    priority: str = "fcfs"
-    backfill: str = "easy"
-    lifecycle: str = "classic"
-    window: int = 20
-    starvation_bound: int = 50
-    warmup_s: float = 0.0
-    cooldown_s: float = 0.0
-    #: Further keyword options for every policy of the scenario that accepts them.
-    policy_options: tuple[tuple[str, Any], ...] = ()
+    spec: CoreSpec
+
+    @property
+    def core(self) -> str:
+        return self.spec.core
+
+    @property
+    def workload(self) -> str:
+        return self.spec.workload
+
+    @property
+    def system(self) -> str:
+        return self.spec.system
 
 
 def split_policy(text: str) -> tuple[str, str | None]:
@@ -192,20 +195,6 @@ def make_solver_spec(
 _SUITE_KEYS = {"name", "description", "budget_s", "repetitions", "seed", "reference"}
 _TOP_KEYS = {"suite", "instances", "solvers", "simulations"}
 _SOLVER_KEYS = {"name", "params", "families", "isolate"}
-_SIM_KEYS = {
-    "name",
-    "workload",
-    "system",
-    "priority",
-    "backfill",
-    "lifecycle",
-    "window",
-    "starvation_bound",
-    "policies",
-    "policy_options",
-    "warmup_s",
-    "cooldown_s",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,28 +288,6 @@ def _get(
     return v
 
 
-def _choice(
-    src: str, data: dict, where: str, key: str, default: str, options: tuple[str, ...]
-) -> str:
-    expected = ", ".join(options[:-1]) + f" or {options[-1]}"
-    return _get(
-        src, data, key, where, str, default, check=lambda v: v in options, expected=expected
-    )
-
-
-def _at_least(
-    src: str,
-    data: dict,
-    where: str,
-    key: str,
-    default: Any,
-    kind: type | tuple,
-    lo: float,
-    expected: str,
-) -> Any:
-    return _get(src, data, key, where, kind, default, check=lambda v: v >= lo, expected=expected)
-
-
 def suite_from_dict(
     data: dict,
     *,
@@ -382,6 +349,8 @@ def suite_from_dict(
             raise SuiteError(
                 src, f"{where}.source", f"one of {', '.join(exc.known)}", source_name
             ) from exc
+        except PluginError as exc:  # a module:Class that is not a problem source
+            raise SuiteError(src, f"{where}.source", "a problem source", str(exc)) from exc
         ref = spec.get("reference", reference)
         if not isinstance(ref, str):
             raise SuiteError(src, f"{where}.reference", "a solver name or 'none'", ref)
@@ -400,156 +369,23 @@ def suite_from_dict(
     for i, s in enumerate(
         _get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")
     ):
-        where = f"solvers[{i}]"
-        if not isinstance(s, dict):
-            raise SuiteError(src, where, "a table")
-        _unknown(src, where, s, _SOLVER_KEYS)
-        sname = _get(src, s, "name", where, str, check=bool, expected="a solver name")
-        _solver_known(src, f"{where}.name", sname)
-        params = _get(src, s, "params", where, dict, {}, expected="a table of parameters")
-        fams = _get(src, s, "families", where, list, None, expected="a list of family names")
-        if fams is not None:
-            for f in fams:
-                if f not in families:
-                    raise SuiteError(
-                        src,
-                        f"{where}.families",
-                        f"families of this suite ({', '.join(sorted(families))})",
-                        f,
-                    )
-        isolate = _get(src, s, "isolate", where, bool, False, expected="true or false")
-        for combo in _grid(params):
-            try:
-                solvers.append(
-                    make_solver_spec(
-                        sname, combo, families=tuple(fams) if fams else None, isolate=isolate
-                    )
-                )
-            except SolverParameterError as exc:
-                raise SuiteError(
-                    src, f"{where}.params", "parameters the solver accepts", str(exc)
-                ) from exc
+        solvers += _solver_table(src, f"solvers[{i}]", s, families)
     ids = [s.id for s in solvers]
     dup = next((x for x in ids if ids.count(x) > 1), None)
     if dup:
         raise SuiteError(src, "solvers", "each solver id once", dup)
 
     scenarios: list[tuple[Scenario, tuple[str, ...]]] = []
-    for i, sc in enumerate(
-        _get(src, data, "simulations", "", list, [], expected="a list of [[simulations]] tables")
-    ):
-        where = f"simulations[{i}]"
-        if not isinstance(sc, dict):
-            raise SuiteError(src, where, "a table")
-        _unknown(src, where, sc, _SIM_KEYS)
-        system = _get(
-            src, sc, "system", where, str, expected="a preset name or a machine .toml file"
-        )
-        if system.endswith(".toml") and not Path(system).is_absolute():
-            system = str((base / system).resolve())
-        workload = _get(src, sc, "workload", where, str, expected="an SWF path or a generator spec")
-        lifecycle = _choice(src, sc, where, "lifecycle", "classic", LIFECYCLES)
-        cerberus = lifecycle == "cerberus"
-        if cerberus:
-            workload = _cerberus_workload(src, f"{where}.workload", workload, base)
-        else:
-            first = workload.split("+")[0]
-            if (
-                first.endswith((".swf", ".gz"))
-                and not Path(first).is_absolute()
-                and ((base / first).exists() or not datasets.is_ref(first))
-            ):
-                workload = str((base / first).resolve()) + workload[len(first) :]
-            try:  # its form, not its content: nothing is generated or read at load
-                check_workload_spec(workload)
-            except SchedbenchError as exc:
-                raise SuiteError(
-                    src, f"{where}.workload", "a workload spec schedbench can load", str(exc)
-                ) from exc
-        try:  # a preset name, or a machine file read now (it is small)
-            from schedbench.instances.systems import resolve_system
-
-            resolve_system(system)
-        except SchedbenchError as exc:
-            raise SuiteError(
-                src, f"{where}.system", "a preset or a machine .toml file", str(exc)
-            ) from exc
-
-        scen = Scenario(
-            name=_get(src, sc, "name", where, str, check=bool, expected="a non-empty string"),
-            workload=workload,
-            system=system,
-            priority=_choice(src, sc, where, "priority", "fcfs", ("fcfs", "wfp")),
-            backfill=_choice(src, sc, where, "backfill", "easy", ("easy", "conservative", "none")),
-            lifecycle=lifecycle,
-            window=(
-                _at_least(src, sc, where, "window", 10, int, 0, "an integer >= 0 (0: whole queue)")
-                if cerberus
-                else _at_least(src, sc, where, "window", 20, int, 1, "an integer >= 1")
-            ),
-            starvation_bound=_at_least(
-                src, sc, where, "starvation_bound", 50, int, 1, "an integer >= 1"
-            ),
-            warmup_s=float(_seconds(src, sc, where, "warmup_s")),
-            cooldown_s=float(_seconds(src, sc, where, "cooldown_s")),
-            policy_options=tuple(
-                sorted(
-                    _get(
-                        src, sc, "policy_options", where, dict, {}, expected="a table of options"
-                    ).items()
-                )
-            ),
-        )
+    raw_sims = _get(
+        src, data, "simulations", "", list, [], expected="a list of [[simulations]] tables"
+    )
+    for i, sc in enumerate(raw_sims):
+        scen, pols = _scenario(src, f"simulations[{i}]", sc, base)
         if scen.name in {other.name for other, _ in scenarios}:
-            raise SuiteError(src, f"{where}.name", "a simulation name used once", scen.name)
-        pols = _get(
-            src,
-            sc,
-            "policies",
-            where,
-            list,
-            check=bool,
-            expected='a non-empty list such as ["naive", "window:dp"]',
-        )
-        if len(set(map(str, pols))) != len(pols):
-            raise SuiteError(src, f"{where}.policies", "each policy once", pols)
-        if cerberus:
-            _check_cerberus_scenario(src, where, scen, pols)
-            scenarios.append((scen, tuple(pols)))
-            continue
-        taken: set[str] = set()
-        for j, pol in enumerate(pols):
-            pwhere = f"{where}.policies[{j}]"
-            if not isinstance(pol, str) or not pol:
-                raise SuiteError(src, pwhere, "'POLICY' or 'POLICY:SOLVER[params]'", pol)
-            pol_name, solver_id = split_policy(pol)
-            try:
-                accepted = policy_options(policy_class(pol_name))
-            except (UnknownPolicyError, PolicyOptionError) as exc:
-                raise SuiteError(src, pwhere, "a registered policy", str(exc)) from exc
-            if solver_id is None and "solver" in accepted:
-                raise SuiteError(
-                    src, pwhere, f"'{pol_name}:SOLVER' (policy {pol_name!r} needs a solver)", pol
-                )
-            if solver_id is not None:
-                if "solver" not in accepted:
-                    raise SuiteError(src, pwhere, f"'{pol_name}' alone (it takes no solver)", pol)
-                try:
-                    n, prm = parse_solver_id(solver_id)
-                    make_solver_spec(n, prm)
-                except (SolverParameterError, UnknownSolverError) as exc:
-                    raise SuiteError(
-                        src, pwhere, "a registered solver and its parameters", str(exc)
-                    ) from exc
-            taken.update(accepted)
-        unknown = [k for k, _v in scen.policy_options if k not in taken]
-        if unknown:
             raise SuiteError(
-                src,
-                f"{where}.policy_options.{unknown[0]}",
-                f"an option one of the policies takes ({', '.join(sorted(taken))})",
+                src, f"simulations[{i}].name", "a simulation name used once", scen.name
             )
-        scenarios.append((scen, tuple(pols)))
+        scenarios.append((scen, pols))
 
     if not specs and not scenarios:
         raise SuiteError(
@@ -588,85 +424,134 @@ def suite_from_dict(
     )
 
 
-#: ``lifecycle`` values: the engine's two, and ``cerberus`` (the Cerberus/BBSim core,
-#: ``simcore/cerberus/``; its policies, workloads and options: ``bench/run/cerberus.py``).
-LIFECYCLES = ("classic", "three-phase", "cerberus")
+def _solver_table(src: str, where: str, s: Any, families: set[str]) -> list[SolverSpec]:
+    """One ``[[solvers]]`` table: a solver id per combination of its parameter grid."""
+    if not isinstance(s, dict):
+        raise SuiteError(src, where, "a table")
+    _unknown(src, where, s, _SOLVER_KEYS)
+    sname = _get(src, s, "name", where, str, check=bool, expected="a solver name")
+    _solver_known(src, f"{where}.name", sname)
+    params = _get(src, s, "params", where, dict, {}, expected="a table of parameters")
+    fams = _get(src, s, "families", where, list, None, expected="a list of family names")
+    for f in fams or ():
+        if f not in families:
+            raise SuiteError(
+                src,
+                f"{where}.families",
+                f"families of this suite ({', '.join(sorted(families))})",
+                f,
+            )
+    isolate = _get(src, s, "isolate", where, bool, False, expected="true or false")
+    out = []
+    for combo in _grid(params):
+        try:
+            out.append(
+                make_solver_spec(
+                    sname, combo, families=tuple(fams) if fams else None, isolate=isolate
+                )
+            )
+        except SolverParameterError as exc:
+            raise SuiteError(
+                src, f"{where}.params", "parameters the solver accepts", str(exc)
+            ) from exc
+    return out
 
 
-def _cerberus_workload(src: str, where: str, spec: str, base: Path) -> str:
-    """A Cerberus workload spec with its paths made absolute (relative to the suite file),
-    checked for its form (``instances/cerberus.py``)."""
-    from schedbench.instances.cerberus import absolute_spec, check_cerberus_spec
-
-    try:
-        spec = absolute_spec(spec, base)
-        check_cerberus_spec(spec)
-    except SchedbenchError as exc:
-        raise SuiteError(
-            src, where, "a Cerberus workload: a .csv file or cerberus:key=value,...", str(exc)
-        ) from exc
-    return spec
-
-
-def _check_cerberus_scenario(src: str, where: str, scen: Scenario, pols: list[Any]) -> None:
-    """Policies of a ``lifecycle = "cerberus"`` scenario are Cerberus policies (``NAME`` — a
-    knapsack policy then uses its mode's default solver — or ``NAME:SOLVER``); its
-    ``policy_options`` are ``mode`` and the switches of ``simcore/cerberus/config.py``."""
-    from schedbench.bench.run.cerberus import (
-        SOLVER_OPTIONS,
-        cerberus_config,
-        is_cerberus_policy,
-        takes_solver,
-    )
-
-    for j, pol in enumerate(pols):
-        pwhere = f"{where}.policies[{j}]"
-        if not isinstance(pol, str) or not pol:
-            raise SuiteError(src, pwhere, "'POLICY' or 'POLICY:SOLVER[params]'", pol)
-        name, solver_id = split_policy(pol)
-        if not is_cerberus_policy(name):
-            from schedbench.simcore.cerberus.policy import known_variants
-
-            raise SuiteError(src, pwhere, f"a Cerberus policy ({', '.join(known_variants())})", pol)
-        if solver_id is not None:
-            if not takes_solver(name):
-                raise SuiteError(src, pwhere, f"'{name}' alone (it is FCFS, takes no solver)", pol)
-            try:
-                n, prm = parse_solver_id(solver_id)
-                make_solver_spec(n, prm)
-            except (SolverParameterError, UnknownSolverError) as exc:
-                raise SuiteError(
-                    src, pwhere, "a registered solver and its parameters", str(exc)
-                ) from exc
-    options = dict(scen.policy_options)
-    for key in SOLVER_OPTIONS:
-        if key in options:
-            try:
-                n, prm = parse_solver_id(str(options[key]))
-                make_solver_spec(n, prm)
-            except (SolverParameterError, UnknownSolverError) as exc:
-                raise SuiteError(
-                    src, f"{where}.policy_options.{key}", "a registered solver", str(exc)
-                ) from exc
-    try:
-        cerberus_config(options, scen.window)
-    except SchedbenchError as exc:
-        raise SuiteError(
-            src, f"{where}.policy_options", "a Cerberus mode and switches", str(exc)
-        ) from exc
-
-
-def _seconds(src: str, data: dict, where: str, key: str) -> float:
-    return _get(
+def _scenario(src: str, where: str, sc: Any, base: Path) -> tuple[Scenario, tuple[str, ...]]:
+    """One ``[[simulations]]`` table: its policies name its core (or ``core`` does), the core
+    checks the rest (``SimulationCore.check``), each ``POLICY:SOLVER`` names a solver of the
+    core's kind, and the core checks the policies against the options."""
+    if not isinstance(sc, dict):
+        raise SuiteError(src, where, "a table")
+    name = _get(src, sc, "name", where, str, check=bool, expected="a non-empty string")
+    pols = _get(
         src,
-        data,
-        key,
+        sc,
+        "policies",
         where,
-        (int, float),
-        0.0,
-        check=lambda v: math.isfinite(v) and v >= 0,
-        expected="a finite number of seconds >= 0",
+        list,
+        check=bool,
+        expected='a non-empty list such as ["naive", "window:dp"]',
     )
+    if len(set(map(str, pols))) != len(pols):
+        raise SuiteError(src, f"{where}.policies", "each policy once", pols)
+    for j, pol in enumerate(pols):
+        if not isinstance(pol, str) or not pol:
+            raise SuiteError(
+                src, f"{where}.policies[{j}]", "'POLICY' or 'POLICY:SOLVER[params]'", pol
+            )
+    core = _scenario_core(src, where, sc, pols)
+    raw = {k: v for k, v in sc.items() if k not in ("name", "policies", "core")}
+    raw.setdefault("system", "")
+    try:
+        spec = core.check(raw, base_dir=base)
+    except SpecError as exc:
+        raise SuiteError(src, f"{where}.{exc.key}", exc.expected, exc.got) from exc
+    parsed = [split_policy(p) for p in pols]
+    for j, (pol_name, solver_id) in enumerate(parsed):
+        _check_policy(src, f"{where}.policies[{j}]", core, pols[j], pol_name, solver_id)
+    for key in getattr(core, "solver_options", ()):
+        if key in spec.policy_options:
+            _check_solver_id(
+                src, f"{where}.policy_options.{key}", core, str(spec.policy_options[key])
+            )
+    try:
+        core.check_policies(spec, parsed)
+    except SpecError as exc:
+        raise SuiteError(src, f"{where}.{exc.key}", exc.expected, exc.got) from exc
+    return Scenario(name, spec), tuple(pols)
+
+
+def _scenario_core(src: str, where: str, sc: dict, pols: list[str]) -> SimulationCore:
+    """The core of a scenario: ``core`` when given, else the first policy's; every policy must
+    be one of its own."""
+    named = sc.get("core")
+    if named is not None and not isinstance(named, str):
+        raise SuiteError(src, f"{where}.core", f"one of {', '.join(known_cores())}", named)
+    try:
+        core = get_core(named) if named else core_of_policy(split_policy(pols[0])[0])
+    except UnknownNameError as exc:
+        key = f"{where}.core" if named else f"{where}.policies[0]"
+        raise SuiteError(src, key, f"a known {exc.what}", str(exc)) from exc
+    except SpecError as exc:  # a policy name two cores share
+        raise SuiteError(src, f"{where}.core", exc.expected, pols[0]) from exc
+    for j, pol in enumerate(pols):
+        if not core.owns(split_policy(pol)[0]):
+            raise SuiteError(
+                src,
+                f"{where}.policies[{j}]",
+                f"a policy of core {core.name!r} ({', '.join(core.policies())})",
+                pol,
+            )
+    return core
+
+
+def _check_policy(
+    src: str, where: str, core: SimulationCore, text: str, name: str, solver_id: str | None
+) -> None:
+    try:
+        use = core.policy(name).solver
+    except SchedbenchError as exc:
+        raise SuiteError(src, where, "a registered policy", str(exc)) from exc
+    if solver_id is None and use == "required":
+        raise SuiteError(src, where, f"'{name}:SOLVER' (policy {name!r} needs a solver)", text)
+    if solver_id is not None:
+        if use == "none":
+            raise SuiteError(src, where, f"'{name}' alone (it takes no solver)", text)
+        _check_solver_id(src, where, core, solver_id)
+
+
+def _check_solver_id(src: str, where: str, core: SimulationCore, solver_id: str) -> None:
+    """A registered solver (and its parameters) that answers the core's problem kind."""
+    try:
+        n, prm = parse_solver_id(solver_id)
+        spec = make_solver_spec(n, prm)
+    except (SolverParameterError, UnknownSolverError) as exc:
+        raise SuiteError(src, where, "a registered solver and its parameters", str(exc)) from exc
+    if core.kind not in spec.kinds:
+        raise SuiteError(
+            src, where, f"a solver of the {core.kind} kind (core {core.name!r})", solver_id
+        )
 
 
 def _instance_count(spec: dict[str, Any], base: Path) -> int:

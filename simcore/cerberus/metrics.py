@@ -46,8 +46,10 @@ _SRC6 = "Cerberus model note §6"
 THROUGHPUT_BIN_S = 500.0
 
 
-def _spec(name: str, definition: str, unit: str, direction: Any, source: str = _SRC) -> MetricSpec:
-    return MetricSpec(name, definition, unit=unit, direction=direction, source=source)
+def _spec(
+    name: str, definition: str, unit: str, direction: Any, source: str = _SRC, label: str = ""
+) -> MetricSpec:
+    return MetricSpec(name, definition, unit=unit, direction=direction, source=source, label=label)
 
 
 CERBERUS_METRICS: tuple[MetricSpec, ...] = (
@@ -73,9 +75,15 @@ CERBERUS_METRICS: tuple[MetricSpec, ...] = (
         "largest completion time, the clock starting at 0 (Cerberus/BBSim makespan)",
         "s",
         "lower",
+        label="makespan",
     ),
     _spec(
-        "response_mean_s", "mean of completion - submit over completed jobs", "s", "lower", _SRC6
+        "response_mean_s",
+        "mean of completion - submit over completed jobs",
+        "s",
+        "lower",
+        _SRC6,
+        label="response",
     ),
     _spec("response_median_s", "median response over completed jobs", "s", "lower", _SRC6),
     _spec("response_max_s", "largest response over completed jobs", "s", "lower", _SRC6),
@@ -126,6 +134,7 @@ CERBERUS_METRICS: tuple[MetricSpec, ...] = (
         "last event",
         "share",
         "higher",
+        label="CPU",
     ),
     _spec("cpu_util_sample_mean", "plain mean of the CPU utilisation samples", "share", "higher"),
     _spec(
@@ -134,6 +143,7 @@ CERBERUS_METRICS: tuple[MetricSpec, ...] = (
         "event; None without a burst buffer",
         "share",
         "higher",
+        label="BB",
     ),
     _spec(
         "bb_util_sample_mean",

@@ -34,7 +34,6 @@ would; :func:`register_variant` adds one in-process; :func:`make_variant` also a
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ import numpy as np
 from schedbench.simcore.cerberus.config import CerberusConfig
 from schedbench.simcore.errors import PolicyOptionError, UnknownNameError
 from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
-from schedbench.simcore.plugins import entry_points_of, import_object
+from schedbench.simcore.plugins import Registry, class_with, keyword_options
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import Solver, timed_solve
 
@@ -411,62 +410,50 @@ class CerberusMaxP(_Knapsack):
 # ------------------------------------------------------------------------------- registry
 GROUP = "schedbench.cerberus"
 
-_registered: dict[str, type] = {}
-
 
 class UnknownVariantError(UnknownNameError):
     what = "cerberus policy"
 
 
+def _not_a_policy_class(obj: object) -> str:
+    return class_with(obj, "serve")
+
+
+#: The Cerberus policies: entry points of ``schedbench.cerberus`` and in-process registrations
+#: (``simcore/plugins.py``).
+CERBERUS_POLICIES = Registry(
+    GROUP,
+    "cerberus policy",
+    protocol="a Cerberus policy class with a `serve(view)` method",
+    check=_not_a_policy_class,
+    unknown=UnknownVariantError,
+    error=PolicyOptionError,
+    example="my_pkg.policy:MyCerberusPolicy",
+)
+
+
 def known_variants() -> list[str]:
     """Every Cerberus policy name: installed entry points and in-process registrations."""
-    return sorted(set(entry_points_of(GROUP)) | set(_registered))
+    return CERBERUS_POLICIES.names()
 
 
 def register_variant(name: str, cls: type, *, replace: bool = False) -> None:
     """Register ``cls`` (a class with a Python ``serve`` method) as ``name`` in this process."""
-    problem = _not_a_policy_class(cls)
-    if problem:
-        raise PolicyOptionError(f"register_variant({name!r}): {problem}")
-    if not isinstance(name, str) or not name or ":" in name:
-        raise PolicyOptionError(f"cerberus policy name: expected a word without ':', got {name!r}")
-    if not replace and _registered.get(name, cls) is not cls:
-        raise PolicyOptionError(f"cerberus policy {name!r} is already registered")
-    _registered[name] = cls
+    CERBERUS_POLICIES.register(name, cls, replace=replace)
 
 
 def unregister_variant(name: str) -> None:
-    _registered.pop(name, None)
+    CERBERUS_POLICIES.unregister(name)
 
 
 def variant_class(name: str) -> type:
     """The class registered as ``name``, or named by ``module:Class``."""
-    if name in _registered:
-        return _registered[name]
-    eps = entry_points_of(GROUP)
-    if name in eps:
-        obj = eps[name].load()
-    elif ":" in name:
-        try:
-            obj = import_object(name)
-        except (ImportError, AttributeError) as exc:
-            raise PolicyOptionError(f"cerberus policy {name!r}: cannot import it: {exc}") from exc
-    else:
-        raise UnknownVariantError(name, known_variants())
-    problem = _not_a_policy_class(obj)
-    if problem:
-        raise PolicyOptionError(f"cerberus policy {name!r}: {problem} (nothing was called)")
-    return obj
+    return CERBERUS_POLICIES.get(name)
 
 
 def variant_options(cls: type) -> list[str]:
     """The keyword options ``cls`` accepts."""
-    params = inspect.signature(cls).parameters.values()
-    return [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
+    return keyword_options(cls)
 
 
 def takes_solver(name: str) -> bool:
@@ -498,11 +485,3 @@ def make_variant(name: str, **options: Any) -> CerberusPolicy:
             f"triple or one-size, got {policy.lifecycle!r} / {policy.data!r}"
         )
     return policy
-
-
-def _not_a_policy_class(obj: object) -> str:
-    if not inspect.isclass(obj):
-        return f"is a {type(obj).__name__}, not a class"
-    if not inspect.isfunction(inspect.getattr_static(obj, "serve", None)):
-        return f"class {obj.__qualname__} has no serve() method written in Python"
-    return ""

@@ -42,7 +42,7 @@ from typing import Any, ClassVar
 
 from schedbench.simcore.errors import UnknownKindError
 from schedbench.simcore.metric_spec import MetricSpec
-from schedbench.simcore.plugins import entry_points_of, import_object
+from schedbench.simcore.plugins import PluginError, Registry, object_ref
 from schedbench.simcore.problem import Status
 
 GROUP = "schedbench.kinds"
@@ -159,58 +159,72 @@ class ProblemKind:
 # Registry
 # ---------------------------------------------------------------------------------------------
 
-_REGISTERED: dict[str, ProblemKind] = {}
+
+def _not_a_kind(obj: object) -> str:
+    is_kind = isinstance(obj, ProblemKind) or (
+        isinstance(obj, type) and issubclass(obj, ProblemKind)
+    )
+    if not is_kind:
+        return f"is a {type(obj).__name__}, not a ProblemKind subclass"
+    kind: Any = obj
+    if not kind.name:
+        return f"{kind!r} has no name"
+    if getattr(kind.problem_type, "kind", None) != kind.name:
+        return (
+            f"its problem type {kind.problem_type.__qualname__} must carry "
+            f"kind = {kind.name!r} as a class attribute"
+        )
+    return ""
 
 
-def _entry_points() -> dict[str, Any]:
-    return entry_points_of(GROUP)
+#: The problem kinds: entry points of ``schedbench.kinds`` and in-process registrations
+#: (``simcore/plugins.py``: the one registry). A kind is used as one instance per process.
+KINDS = Registry(
+    GROUP,
+    "problem kind",
+    protocol="a ProblemKind subclass",
+    check=_not_a_kind,
+    unknown=UnknownKindError,
+    example="my_pkg.kinds:MyKind",
+)
+_INSTANCES: dict[str, ProblemKind] = {}
 
 
 def register_kind(kind: type[ProblemKind] | ProblemKind) -> ProblemKind:
     """Register a kind in this process (a class is instantiated); returns the instance. The
     name must be new unless the same class registers again."""
-    obj = kind() if isinstance(kind, type) else kind
-    if not isinstance(obj, ProblemKind) or not obj.name:
-        raise TypeError(f"{kind!r}: expected a ProblemKind subclass with a name")
-    old = _REGISTERED.get(obj.name)
-    if old is not None and type(old) is not type(obj):
-        raise ValueError(
-            f"problem kind {obj.name!r} is already registered by {type(old).__qualname__}"
-        )
-    if getattr(obj.problem_type, "kind", None) != obj.name:
-        raise TypeError(
-            f"kind {obj.name!r}: its problem type {obj.problem_type.__qualname__} must carry "
-            f"kind = {obj.name!r} as a class attribute"
-        )
-    _REGISTERED[obj.name] = obj
-    return obj
+    problem = _not_a_kind(kind)
+    if problem:
+        raise PluginError(f"{kind!r}: {problem}")
+    cls = kind if isinstance(kind, type) else type(kind)
+    if KINDS.try_load(cls.name)[0] is not cls:
+        KINDS.register(cls.name, cls)
+    old = _INSTANCES.get(cls.name)
+    if old is None or type(old) is not cls:
+        _INSTANCES[cls.name] = kind() if isinstance(kind, type) else kind
+    return _INSTANCES[cls.name]
 
 
 def unregister_kind(name: str) -> None:
     """Forget an in-process registration (tests that add a kind for their own duration)."""
-    _REGISTERED.pop(name, None)
+    KINDS.unregister(name)
+    _INSTANCES.pop(name, None)
 
 
 def known_kinds() -> list[str]:
     """Names of the registered kinds (entry points and in-process), sorted."""
-    return sorted(set(_entry_points()) | set(_REGISTERED))
+    return KINDS.names()
 
 
 def get_kind(name: str, ref: str | None = None) -> ProblemKind:
     """The kind registered as ``name``. ``ref`` (``module:Class``, see :func:`kind_ref`) lets a
     worker process find a kind that was registered in-process by its parent."""
-    kind = _REGISTERED.get(name)
-    if kind is not None:
-        return kind
-    eps = _entry_points()
-    if name in eps:
-        return register_kind(eps[name].load())
-    if ref:
-        obj = import_object(ref)
-        if name in _REGISTERED:  # importing the module registered it
-            return _REGISTERED[name]
-        return register_kind(obj)
-    raise UnknownKindError(name, known_kinds())
+    if name in _INSTANCES:
+        return _INSTANCES[name]
+    if name not in KINDS and ref:
+        cls = KINDS.load_spec(ref)  # importing its module may register it
+        return _INSTANCES[name] if name in _INSTANCES else register_kind(cls)
+    return register_kind(KINDS.load(name))
 
 
 def kind_of(problem: Any) -> ProblemKind:
@@ -226,5 +240,4 @@ def kind_of(problem: Any) -> ProblemKind:
 
 def kind_ref(kind: ProblemKind) -> str:
     """``module:Class`` of a kind, so a worker process can import it."""
-    cls = type(kind)
-    return f"{cls.__module__}:{cls.__qualname__}"
+    return object_ref(type(kind))

@@ -53,6 +53,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         direction="lower",
         source=_SRC,
         label="slowdown",
+        short="mean slowdown of the accepted requests, waiting counted from the ready time",
     ),
     MetricSpec(
         "ar_slowdown_ci95",
@@ -70,6 +71,7 @@ AR_METRICS: tuple[MetricSpec, ...] = (
         direction="higher",
         source="schedbench, beyond the paper",
         label="PE utilisation",
+        short="accepted PE-seconds over the machine's, first arrival to last accepted end",
     ),
     MetricSpec(
         "ar_offline_bound",
