@@ -1,5 +1,5 @@
 """Simulation cores as plug-ins: the unit that ``simulate``, suites, ``report``, ``compare`` and
-``plot`` talk to, whatever event loop runs inside (DESIGN.md "Simulation cores").
+``plot`` talk to, whatever event loop runs inside (docs/design.md#simulation-cores).
 
 A core owns an event loop and its policies. It
 

@@ -33,7 +33,7 @@ policy_options = { mode = "faithful" }
 policies = ["cerberus-fcfs", "cerberus-maxt:dp"]
 """
 
-#: (scenario, policy) -> (scenario hash, cell id, pre-issue-12 id), as stored before.
+#: (scenario, policy) -> (scenario hash, cell id, schema-version-1 id), as stored before.
 STORED = {
     ("engine", "naive"): ("ba134773c907c7f5", "dd66369aca149403", "13e5e39558906bee"),
     ("engine", "window:dp"): ("ba134773c907c7f5", "ff86c3c21eb2c411", "7fc57daa4ab501f4"),
