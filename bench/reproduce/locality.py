@@ -1,24 +1,96 @@
 """Data-locality-aware batch scheduling (Gonthier, Larsson, Marchal, Nettelblad, Thibault):
 FCFS, EFT, LEA, LEO and LEM, each with and without backfilling, on one locality workload.
 
-``schedbench reproduce locality [--workload FILE|DATASET] [--mode reference|paper]
-[--schedulers ...] --out DIR`` runs the schedulers on the workload (the authors' 24-token format;
-an ``.swf`` / ``.swf.gz`` trace is first converted with the rules of the model note §3; a dataset
-name such as ``kth-sp2``; default the shipped calibration day, dataset ``locality-day``) and
-writes
+``schedbench reproduce locality [--workload FILE|DATASET|SPEC] [--mode reference|paper]
+[--schedulers ...] [--system PLATFORM] --out DIR``
 
-* ``DIR/summary.csv`` — one row per scheduler: ``scheduler, evaluated_jobs, transfer_wait_s,
-  mean_stretch, mean_bounded_stretch, core_time_s, queue_time_mean_s``, the reductions against
-  the baseline (FCFS, or FCFS-BF for -BF variants), the session counts, and the run's
-  ``mode`` and ``gate_s`` (the 30 s gate changes stretch several-fold: every row says which);
+Workloads (``--workload``)
+--------------------------
+* a file in the authors' 24-token format, or a dataset in it (default ``locality-day``, the
+  authors' calibration day): run as it is;
+* an SWF trace — a ``.swf`` / ``.swf.gz`` file, a dataset (``kth-sp2``) or an SWF workload
+  spec as ``schedbench simulate`` takes it (``kth-sp2+head:20000``): converted with the rules of
+  the model note §3 and replayed on the platform (below); a trace without users (the
+  Lublin–Feitelson model: every user −1) is refused, since §3's file chains and the user
+  sessions are built from users;
+* the seeded generator by a spec, ``locality:jobs=N[,nodes=,days=,users=,seed=,load=,
+  mean_session=,pre_share=,evaluated_share=]`` (``instances/locality_io.py``:
+  ``GENERATOR_KEYS`` holds each key's bounds); ``nodes`` is the platform's size (default 486).
+
+Platform (``--system``)
+-----------------------
+The paper's, by default: 486 nodes × 20 cores, 0.1 GB/s per node, node memory as the authors'
+machine file (450 × 128 GB, 32 × 256 GB, 4 × 1 TB; memory only fixes the scan order, §1).
+``locality:N`` takes N such nodes; a machine file in the authors' format
+(``locality-day/machine``) is read as it is. The platform's name and size are printed and
+written in every summary row (``platform``, ``nodes``, ``cores_per_node``).
+
+Converted traces
+----------------
+A public trace was recorded on a machine far smaller than the paper's (KTH-SP2: 100
+processors). Replayed as it is on 486 × 20 cores it would fill 1 % of the machine: no queue,
+every job starts at once and the schedulers differ only in which idle node they pick. Sized to
+its widest job instead (5 nodes for KTH-SP2), node choice stops being about files (minimum
+below). So a trace is **replayed at its own offered load**: its
+submissions are compressed by ``f = platform cores / trace processors`` (the ``MaxProcs``
+header, else the widest job; KTH-SP2 on the paper's platform: f = 97.2), so the same jobs —
+sizes, run times, walltimes, users — arrive f times as often, and the platform is as loaded as
+the trace's own machine was (KTH-SP2: offered load 0.85 over the evaluated day). Kept as they
+are: run times and walltimes (a 128 GB load takes 1,280 s whatever f; the stretch and the
+transfer share depend on that ratio), the log's waits (history starts), and the §3 file chains,
+built on the log's own submission times, so that a session of the trace stays one file. Lost:
+the time of day (a replayed day holds f days of the log). ``--arrival-factor F`` sets f.
+The window is on the compressed time axis: the warm-up day, then ``--evaluated-days`` (default
+1, the calibration day's length; KTH-SP2's 333 days fill 3.4 compressed days) from
+``--evaluated-start`` (default one day after the first submission); a window that ends after
+the trace's last submission is refused, naming how many days fit.
+
+Minimum platform
+----------------
+Refused with one line naming the option (``--system``, or the spec's ``nodes``):
+
+* fewer than :data:`MIN_NODES` (10) nodes: on so few nodes node choice is not about files. On
+  generated workloads at offered load 0.9 (three seeds per size, ``locality.md``), EFT — which
+  ignores files — moves transfer + wait against FCFS by −28 % to +30 % on 1–2 nodes, as much
+  as LEA does, and on 5 nodes by up to 14 %, more than a third of LEA's saving (the agreement
+  table's own line for "barely moves"); from 10 nodes on EFT stays within 5 % of FCFS and
+  under a third of LEA's saving on every seed: below 10 nodes the transfer findings are decided
+  by chance;
+* a platform that cannot hold the evaluated load: the evaluated jobs alone offering more than
+  :data:`MAX_OFFERED_LOAD` (2) times its cores over the evaluated window (the calibration day on
+  20 nodes offers 3.8). The queue then only grows over the window, every evaluated job's wait
+  is the backlog's, and every scheduler measures the same thing: how far behind the machine is.
+
+Reference mode on sparse workloads
+----------------------------------
+Reference mode's gate opens only on the reference's grid, t0 + 30·k (``LocalityOptions.
+gate_clock``). On a workload too sparse for job ends and arrivals to fall on it (small
+generated workloads; a trace replayed at f = 1) some evaluated job is never planned: the
+authors' simulator loops until its clock overflows; we stop with exit status 2 and one line
+naming the job and the remedies — ``--gate-clock since-run`` (the gate counted from the
+scheduler's last run), ``--gate 0`` or ``--mode paper``. We never switch the clock ourselves:
+the gate changes stretch several-fold, so another clock runs only when asked, and then every
+output says so (the ``gate_clock`` column of summary.csv, the ``setting`` column of
+agreement.csv, ``run.json``, the printed header and footer).
+
+Outputs
+-------
+* ``DIR/summary.csv`` (and the same rows as ``DIR/results.csv``) — one row per scheduler:
+  ``scheduler, evaluated_jobs, transfer_wait_s, mean_stretch, mean_bounded_stretch,
+  core_time_s, queue_time_mean_s``, the reductions against the baseline (FCFS, or FCFS-BF for
+  -BF variants), the session counts, and the setting: ``mode, gate_s, gate_clock, platform,
+  nodes, cores_per_node, workload, arrival_factor, offered_load``;
 * ``DIR/<scheduler>/jobs.csv`` — per evaluated job: ``job_id, submit_s, start_s, end_s, node,
   cores, transfer_s, load_wait_s, stretch``;
 * ``DIR/plots/*.png`` — transfer + wait and stretch reductions, per-session improvement as box
   plots (whiskers at the 12.5th and 87.5th percentiles), its empirical CDF, and the counts of
   faster / equal / slower sessions;
-* ``DIR/agreement.csv`` — the published findings (LEA cuts transfer + wait the most; EFT and LEO
-  barely move it; LEM in between; core time almost unchanged) against ours, with reasons where
-  they differ.
+* ``DIR/agreement.csv`` — ``finding, paper, ours, agree, reason, setting``: every published
+  finding (LEA cuts transfer + wait the most; EFT and LEO barely move it; LEM in between; core
+  time almost unchanged; LEA, LEO and LEM cut the mean stretch, bounded stretch and queue time;
+  user sessions gain), per family, agreeing (``yes``), not (``no``) or ``not measurable``, with
+  the reason wherever it is not ``yes``;
+* ``DIR/run.json`` — the workload, the platform, every run option, the notes of the conversion.
 
 Reference mode follows the authors' simulator job for job (``simcore/locality/``); paper mode
 the published text's rules. ``--gate S`` overrides the scheduling gate (the gate study).
@@ -118,8 +190,8 @@ JOB_COLUMNS = (
 )
 #: The workload when none is given: the calibration day (2022-09-10, Rackham) of the authors.
 DEFAULT_WORKLOAD = "locality-day"
-#: The smallest platform accepted (module docstring, "Converted traces"): below it a scheduler
-#: that ignores files moves transfer + wait as much as the locality schedulers do.
+#: The smallest platform accepted (module docstring, "Minimum platform"): below it a scheduler
+#: that ignores files moves transfer + wait by more than a third of LEA's saving.
 MIN_NODES = 10
 #: The largest offered load of the evaluated jobs a platform is asked to carry (module
 #: docstring): above it the queue only grows and the waiting measured is the backlog's.
@@ -405,7 +477,7 @@ def _replayed(text: str, args: argparse.Namespace, path: Path | None) -> Prepare
 
 def check_platform(prepared: Prepared) -> None:
     """Refuse a platform on which the schedulers cannot be told apart (module docstring,
-    "Converted traces"): fewer than :data:`MIN_NODES` nodes, or fewer nodes than hold the
+    "Minimum platform"): fewer than :data:`MIN_NODES` nodes, or fewer nodes than hold the
     evaluated jobs' offered load at :data:`MAX_OFFERED_LOAD`."""
     p = prepared.platform
     if p.nodes < MIN_NODES:
@@ -413,7 +485,7 @@ def check_platform(prepared: Prepared) -> None:
             prepared.platform_from,
             f"{p.nodes} node(s) is below the minimum of {MIN_NODES}: on so few nodes a "
             "scheduler that ignores files moves transfer + wait as much as the locality ones "
-            "(bench/reproduce/locality.md, 'Converted traces')",
+            "(bench/reproduce/locality.md, 'Minimum platform')",
         )
     if prepared.workload.evaluated.size == 0:
         raise ConfigError(f"--workload {prepared.name!r}: no evaluated (category 1) job")
