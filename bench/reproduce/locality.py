@@ -430,7 +430,7 @@ def _replayed(text: str, args: argparse.Namespace, path: Path | None) -> Prepare
     procs, procs_from = trace_processors(table, trace.machine_size)
     if args.arrival_factor is None:
         factor = replay_factor(cores, procs)
-        rule = f"the platform's {cores} cores / the trace's {procs} processors ({procs_from})"
+        rule = f"the platform's {cores} cores / the trace's {procs} processors"
     else:
         factor = float(args.arrival_factor)
         if not (np.isfinite(factor) and 0 < factor <= MAX_ARRIVAL_FACTOR):
@@ -455,16 +455,15 @@ def _replayed(text: str, args: argparse.Namespace, path: Path | None) -> Prepare
     )
     if report.evaluated_end > report.trace_end:
         fit = (report.trace_end - report.evaluated_start) // DAY_S
+        # the log's span is the compressed one times f: the largest f that fits the window
+        f_max = report.trace_end * factor / max(report.evaluated_end, 1)
         raise _refuse(
             "--evaluated-days",
             f"the trace with arrivals x {factor:.4g} ends {report.trace_end / DAY_S:.2f} days "
             f"after its first submission, before the {days} evaluated day(s) from day "
             f"{report.evaluated_start / DAY_S:.2f} end"
-            + (
-                f"; at most {fit} fit"
-                if fit >= 1
-                else "; give a smaller --arrival-factor or --evaluated-start"
-            ),
+            + (f"; at most {fit} fit" if fit >= 1 else "")
+            + f" (or give --arrival-factor at most {f_max:.3g}, or --system with fewer nodes)",
         )
     notes = (
         f"converted from SWF with the model's §3 rules ({report.to_dict()['counts']})",
