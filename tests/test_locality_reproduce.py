@@ -225,3 +225,25 @@ def test_generator_spec_keys_become_the_generators_arguments():
     assert kw == {"jobs": 20000, "nodes": 486, "days": 1, "users": 400, "seed": 3, "load": 1.05}
     with pytest.raises(LocalityWorkloadError, match=r"key 'users'.*at most jobs"):
         parse_generator_spec("locality:jobs=20,users=50")
+
+
+# -- the agreement table on the two real workloads (all ten schedulers) ----------------------------
+@pytest.mark.slow  # all ten schedulers: about 1.5 min on the calibration day, 2.5 on KTH-SP2
+@pytest.mark.parametrize("workload", ["locality-day", "kth-sp2"])
+def test_every_finding_is_judged_on_the_calibration_day_and_a_converted_trace(
+    tmp_path, capsys, workload
+):
+    code, out, _stdout, err = _run(tmp_path, capsys, "--workload", workload)
+    assert code == 0, err
+    rows = {r["finding"]: r for r in _agreement(out)}
+    assert len(rows) == 15
+    assert all(r["agree"] in ("yes", "no") for r in rows.values())  # every scheduler ran
+    assert all(r["reason"] for r in rows.values() if r["agree"] == "no")
+    for family in ("without backfilling", "with backfilling"):
+        # the transfer findings hold on both (locality.md, "Where we agree")
+        assert rows[f"LEA cuts transfer + wait the most ({family})"]["agree"] == "yes"
+        # waiting does not: EFT, which ignores files, is worse than FCFS too
+        stretch = rows[f"LEA, LEO and LEM cut the mean stretch ({family})"]
+        assert stretch["agree"] == "no" and "EFT, which ignores files" in stretch["reason"]
+    sessions = rows["user sessions gain under LEA, LEO and LEM (without backfilling)"]
+    assert sessions["agree"] == ("yes" if workload == "locality-day" else "no")
