@@ -314,9 +314,11 @@ def _refuse(key: str, msg: str) -> ConfigError:
 
 def _platform(spec: str | None, default: str) -> LocalityPlatform:
     text = spec or default
-    name = text.partition(":")[0]
-    if name in ("locality",):
-        platform: LocalityPlatform = locality_platform(text)
+    if text.partition(":")[0] == "locality":
+        try:
+            platform: LocalityPlatform = locality_platform(text)
+        except SchedbenchError as exc:
+            raise _refuse("--system", str(exc)) from exc
         return platform
     path = datasets.resolve_file(text)
     if not path.is_file():
@@ -372,9 +374,10 @@ def _format_of(text: str, path: Path) -> str:
         _ds, f = datasets.resolve(text)
         fmt = f.format if f is not None else ""
         if fmt not in ("swf", "locality"):
+            what = f"a {fmt} file" if fmt else "a dataset of several files"
             raise ConfigError(
-                f"--workload {text!r}: dataset file is {fmt or 'a folder'}, not a locality or SWF "
-                "workload (schedbench data lists the datasets)"
+                f"--workload {text!r}: {what}, not a locality or SWF workload (schedbench data "
+                "lists the datasets)"
             )
         return fmt
     if path.exists():
