@@ -33,15 +33,21 @@ from schedbench.simcore.locality.model import (
     QUEUED_BEFORE,
     RUNNING_AT_START,
     WARM_UP,
+    LocalityPlatform,
     LocalityWorkload,
     LocalityWorkloadError,
 )
 
 __all__ = [
+    "GENERATOR_PREFIX",
     "ConversionReport",
     "generate_locality",
+    "parse_generator_spec",
     "read_locality",
+    "read_locality_machine",
+    "replay_factor",
     "swf_to_locality",
+    "trace_processors",
     "write_locality",
 ]
 
@@ -190,6 +196,75 @@ def write_locality(w: LocalityWorkload, path: str | Path) -> Path:
     return p
 
 
+#: The labels of a machine-file line: ``{ id: N memory: GB bandwidth: GB/s core: C }``.
+MACHINE_LABELS = ("id:", "memory:", "bandwidth:", "core:")
+
+
+def read_locality_machine(path: str | Path) -> LocalityPlatform:
+    """Read the authors' machine file (one node a line, ``{ id: N memory: GB bandwidth: GB/s
+    core: C }``, ids 0, 1, ... in scan order; dataset ``locality-day/machine``) as a platform.
+    The model needs one bandwidth and one core count for every node (§1); memory only fixes
+    the scan order and is kept as ``memory_gb``. Errors name the file, the line and the token."""
+    p = Path(path)
+    try:
+        text = _open_text(p)
+    except FileNotFoundError as exc:
+        raise LocalityWorkloadError(f"{p}: no such machine file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LocalityWorkloadError(f"{p}: cannot read the machine file ({exc})") from exc
+    memory: list[int] = []
+    seen: dict[str, tuple[float, int]] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        tokens = raw.split()
+        if not tokens:
+            continue
+        where = f"{p}:{n}"
+        if len(tokens) != 10 or tokens[0] != "{" or tokens[9] != "}":
+            raise LocalityWorkloadError(
+                f"{where}: expected '{{ id: N memory: GB bandwidth: GB/s core: C }}' (10 tokens)"
+            )
+        values: dict[str, float] = {}
+        for k, label in enumerate(MACHINE_LABELS):
+            pos = 1 + 2 * k
+            if tokens[pos] != label:
+                raise LocalityWorkloadError(
+                    f"{where}: token {pos + 1}: expected {label!r}, got {tokens[pos]!r}"
+                )
+            try:
+                values[label] = float(tokens[pos + 1])
+            except ValueError as exc:
+                raise LocalityWorkloadError(
+                    f"{where}: token {pos + 2} ({label} value): expected a number, got "
+                    f"{tokens[pos + 1]!r}"
+                ) from exc
+        if values["id:"] != len(memory):
+            raise LocalityWorkloadError(
+                f"{where}: token 3 (id: value): expected node {len(memory)} (ids in scan order "
+                f"from 0), got {tokens[2]!r}"
+            )
+        for label in ("bandwidth:", "core:"):
+            first = seen.setdefault(label, (values[label], n))
+            if values[label] != first[0]:
+                raise LocalityWorkloadError(
+                    f"{where}: token '{label}' expected {first[0]:g} as on line {first[1]} (the "
+                    f"model has one value for every node), got {values[label]:g}"
+                )
+        memory.append(int(values["memory:"]))
+    if not memory:
+        raise LocalityWorkloadError(f"{p}: no node in the machine file")
+    cores = seen["core:"][0]
+    if cores != int(cores) or cores < 1:
+        raise LocalityWorkloadError(f"{p}: token 'core:' expected an integer >= 1, got {cores:g}")
+    return LocalityPlatform(
+        name=p.name.split(".")[0],
+        nodes=len(memory),
+        cores_per_node=int(cores),
+        bandwidth_gbps=seen["bandwidth:"][0],
+        memory_gb=tuple(memory),
+        description=f"machine file {p.name}: {len(memory)} nodes x {int(cores)} cores",
+    )
+
+
 # =================================================================================================
 # SWF -> locality workload (§3)
 # =================================================================================================
@@ -203,6 +278,12 @@ class ConversionReport:
     evaluated_end: int
     day_after_end: int
     nodes_suggested: int
+    #: submissions were compressed by this factor (1: the trace's own times; see
+    #: :func:`swf_to_locality`)
+    arrival_factor: float = 1.0
+    #: the last kept-or-dropped submission after cleaning, on the (compressed) time axis,
+    #: relative to the workload's origin: how far the trace reaches
+    trace_end: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -212,6 +293,8 @@ class ConversionReport:
             "evaluated_end": self.evaluated_end,
             "day_after_end": self.day_after_end,
             "nodes_suggested": self.nodes_suggested,
+            "arrival_factor": self.arrival_factor,
+            "trace_end": self.trace_end,
         }
 
 
@@ -225,6 +308,9 @@ class _Row:
     cores: int
     user: str
     hist_node: int
+    #: the submission time the §3.5 file chain reads: the log's own, also when ``submit`` has
+    #: been compressed (None: ``submit``)
+    chain_t: int | None = None
 
 
 def _chain_files(rows: Sequence[_Row]) -> tuple[list[int], list[float]]:
@@ -239,16 +325,17 @@ def _chain_files(rows: Sequence[_Row]) -> tuple[list[int], list[float]]:
     chain_last = 0
     size = 0.0
     for r in rows:
+        t = r.submit if r.chain_t is None else r.chain_t
         if (
             chain_user is not None
             and r.user == chain_user
             and r.cores == chain_cores
-            and r.submit - chain_last <= CHAIN_WINDOW_S
+            and t - chain_last <= CHAIN_WINDOW_S
         ):
-            chain_last = r.submit
+            chain_last = t
         else:
             fid += 1
-            chain_user, chain_cores, chain_last = r.user, r.cores, r.submit
+            chain_user, chain_cores, chain_last = r.user, r.cores, t
             size = round(GB_PER_CORE * r.cores, 6)
         files.append(fid)
         sizes.append(size)
@@ -262,6 +349,8 @@ def swf_to_locality(
     evaluated_days: int = 7,
     cores_per_node: int = 20,
     nodes: int | None = None,
+    arrival_factor: float = 1.0,
+    evaluated_offset: int | None = None,
     source: str = "",
 ) -> tuple[LocalityWorkload, ConversionReport]:
     """Build a locality workload from an SWF table (n × 18, the fields of ``instances/swf.py``)
@@ -276,9 +365,15 @@ def swf_to_locality(
        same submission time, delay, walltime and user, each with one node of the allocation as
        its history node (SWF records no node list: nodes are numbered round-robin in start
        order, 1-based, over ``nodes``);
-    4. stable sort by submission time; 5–6. files by the sliding 800 s chain, 6.4 GB per core;
-    7. windows: the warm-up day before ``evaluated_start`` (default: one day after the first
-       submission), ``evaluated_days`` evaluated days, one day after; a job running when the
+    4. stable sort by submission time; with ``arrival_factor`` f ≠ 1 the submissions are then
+       compressed, ``submit' = t_first + ⌊(submit − t_first) / f⌋`` (:func:`_compress_arrivals`:
+       waits, run times and walltimes kept, so a trace is replayed f times as densely on a
+       machine f times as large — ``replay_factor``); 5–6. files by the sliding 800 s chain on
+       the log's own submission times (a session of the trace stays one file whatever f), 6.4
+       GB per core;
+    7. windows, on the compressed time axis: the warm-up day before ``evaluated_start``
+       (default: ``evaluated_offset`` seconds, else one day, after the first submission),
+       ``evaluated_days`` evaluated days, one day after; a job running when the
        warm-up starts is −2 (jobs already finished then are dropped), one submitted before it
        but not yet started −1, then 0, 1, 2 by submission; later jobs are dropped.
 
@@ -305,9 +400,13 @@ def swf_to_locality(
     rows = _split_multi_node(base, cores_per_node, n_nodes, counts)
     # 4. stable sort by submission time
     rows.sort(key=lambda r: r.submit)
+    if arrival_factor != 1.0:
+        _compress_arrivals(rows, arrival_factor)
     # 7. windows
     t_first = rows[0].submit
-    ev_start = evaluated_start if evaluated_start is not None else t_first + DAY_S
+    if evaluated_start is None:
+        evaluated_start = t_first + (DAY_S if evaluated_offset is None else evaluated_offset)
+    ev_start = evaluated_start
     warm = ev_start - DAY_S
     ev_end = ev_start + evaluated_days * DAY_S
     after = ev_end + DAY_S
@@ -340,6 +439,8 @@ def swf_to_locality(
         evaluated_end=ev_end - origin,
         day_after_end=after - origin,
         nodes_suggested=n_nodes,
+        arrival_factor=float(arrival_factor),
+        trace_end=rows[-1].submit - origin,
     )
     return wl, report
 
@@ -435,6 +536,23 @@ def _categorise(
             continue
         kept.append((r, cat))
     return kept
+
+
+def _compress_arrivals(rows: list[_Row], factor: float) -> None:
+    """Step 4's compression, in place on rows sorted by submission: each submission moves to
+    ``t_first + ⌊(submit − t_first) / factor⌋`` (monotone, so the order stays); the history
+    start keeps the log's wait after it and the end the log's run time after that; the chain
+    keeps reading the log's own submission time (``chain_t``)."""
+    f = float(factor)
+    if not (math.isfinite(f) and f > 0):
+        raise LocalityWorkloadError(f"arrival_factor: expected a finite number > 0, got {factor!r}")
+    t_first = rows[0].submit
+    for r in rows:
+        wait = r.start - r.submit
+        r.chain_t = r.submit
+        r.submit = t_first + math.floor((r.submit - t_first) / f)
+        r.start = r.submit + wait
+        r.end = r.start + r.run
 
 
 def swf_file_to_locality(
@@ -561,3 +679,92 @@ def generate_locality(
         source=f"generate_locality(jobs={jobs},nodes={nodes},days={days},seed={seed})",
     )
     return wl
+
+
+# =================================================================================================
+# The generator by a spec (``schedbench reproduce locality --workload 'locality:jobs=...'``)
+# =================================================================================================
+#: A workload spec that starts with this runs :func:`generate_locality`.
+GENERATOR_PREFIX = "locality:"
+#: The keys of a generator spec: (kind, lowest, highest, what). The bounds keep a run from the
+#: command line within minutes and memory (200,000 jobs is about six times the largest case the
+#: speed benchmark times) and the values within what the generator's rules mean.
+GENERATOR_KEYS: dict[str, tuple[type, float, float, str]] = {
+    "jobs": (int, 10, 200_000, "jobs to generate"),
+    "nodes": (int, 1, 10_000, "the machine's nodes (default: the platform's)"),
+    "days": (int, 1, 30, "evaluated days"),
+    "users": (int, 1, 100_000, "users"),
+    "seed": (int, 0, 2**32 - 1, "the random seed"),
+    "load": (float, 0.01, 10.0, "offered load over the whole span"),
+    "mean_session": (float, 1.0, 1_000.0, "mean jobs per user session"),
+    "pre_share": (float, 0.0, 0.99, "share of the jobs before the warm-up day"),
+    "evaluated_share": (float, 0.01, 0.99, "share of the jobs in the evaluated days"),
+}
+
+
+def parse_generator_spec(spec: str) -> dict[str, Any]:
+    """The keyword arguments of :func:`generate_locality` from ``locality:k=v,...`` (keys and
+    bounds: :data:`GENERATOR_KEYS`; ``jobs`` is required). Raises
+    :class:`LocalityWorkloadError` with one line naming the key and what was expected."""
+    where = f"workload {spec!r}"
+    if not spec.startswith(GENERATOR_PREFIX):
+        raise LocalityWorkloadError(f"{where}: expected {GENERATOR_PREFIX}KEY=VALUE,...")
+    body = spec[len(GENERATOR_PREFIX) :].strip()
+    out: dict[str, Any] = {}
+    for part in body.split(",") if body else []:
+        key, sep, text = part.partition("=")
+        key, text = key.strip(), text.strip()
+        if not sep or not key:
+            raise LocalityWorkloadError(f"{where}: expected key=value, got {part!r}")
+        if key not in GENERATOR_KEYS:
+            raise LocalityWorkloadError(
+                f"{where}: unknown key {key!r}; accepted: {', '.join(GENERATOR_KEYS)}"
+            )
+        if key in out:
+            raise LocalityWorkloadError(f"{where}: key {key!r} given twice")
+        kind, lo, hi, what = GENERATOR_KEYS[key]
+        try:
+            value: Any = kind(text)
+            ok = lo <= value <= hi
+        except ValueError:
+            ok = False
+        if not ok:
+            noun = "an integer" if kind is int else "a number"
+            raise LocalityWorkloadError(
+                f"{where}: key {key!r} ({what}): expected {noun} in {lo:g}..{hi:g}, got {text!r}"
+            )
+        out[key] = value
+    if "jobs" not in out:
+        raise LocalityWorkloadError(
+            f"{where}: missing key 'jobs' (jobs to generate, e.g. {GENERATOR_PREFIX}jobs=20000)"
+        )
+    if "users" in out and out["users"] > out["jobs"]:
+        raise LocalityWorkloadError(
+            f"{where}: key 'users': expected at most jobs ({out['jobs']}), got {out['users']}"
+        )
+    return out
+
+
+# =================================================================================================
+# Replaying a trace on a larger machine
+# =================================================================================================
+def trace_processors(table: np.ndarray, machine_size: int | None) -> tuple[int, str]:
+    """The processors of the machine a trace was recorded on, and where the figure comes from:
+    the header's ``MaxProcs`` (``machine_size``), else the widest job (requested processors,
+    else allocated)."""
+    if machine_size:
+        return int(machine_size), "the trace's MaxProcs header"
+    procs = np.where(table[:, 7] > 0, table[:, 7], table[:, 4])
+    return max(1, int(np.max(procs, initial=1.0))), "the trace's widest job (no MaxProcs header)"
+
+
+def replay_factor(platform_cores: int, processors: int) -> float:
+    """The arrival factor that replays a trace recorded on ``processors`` processors on a
+    machine of ``platform_cores`` cores at the trace's own offered load: ``platform_cores /
+    processors`` (the same jobs, arriving that many times as often; see
+    ``bench/reproduce/locality.py``, "Converted traces")."""
+    if processors < 1 or platform_cores < 1:
+        raise LocalityWorkloadError(
+            f"replay factor: expected processors and cores >= 1, got {processors}, {platform_cores}"
+        )
+    return platform_cores / processors

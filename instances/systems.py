@@ -268,6 +268,8 @@ def locality_platform(spec: str = "locality", *, nodes: int | None = None) -> An
             nodes=n,
             cores_per_node=base.cores_per_node,
             bandwidth_gbps=base.bandwidth_gbps,
+            # the machine file's first n nodes, in its scan order (memory decides nothing, §1)
+            memory_gb=base.memory_gb[:n] if n <= len(base.memory_gb) else (),
             description=f"{n} nodes like the evaluated cluster's",
         )
     return base

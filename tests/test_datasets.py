@@ -318,14 +318,20 @@ def test_reproduce_locality_reads_the_calibration_day_by_default_and_any_dataset
     from schedbench.bench.reproduce import locality
 
     args = argparse.Namespace(
-        workload=locality.DEFAULT_WORKLOAD, system=None, evaluated_days=7, evaluated_start=None
+        workload=locality.DEFAULT_WORKLOAD,
+        system=None,
+        arrival_factor=None,
+        evaluated_days=None,
+        evaluated_start=None,
     )
     assert locality.DEFAULT_WORKLOAD == "locality-day"
-    w, platform, note = locality.load_workload(args)
-    assert (len(w), int(w.evaluated.size), platform.nodes, note) == (21_819, 1_511, 486, "")
+    got = locality.load_workload(args)
+    w = got.workload
+    assert (len(w), int(w.evaluated.size), got.platform.nodes) == (21_819, 1_511, 486)
+    assert got.notes == () and got.form == "locality file"
     args.workload = "kth-sp2"  # an SWF dataset: converted
-    w, platform, note = locality.load_workload(args)
-    assert note.startswith("converted from SWF") and len(w) > 0
+    got = locality.load_workload(args)
+    assert got.notes[0].startswith("converted from SWF") and len(got.workload) > 0
 
 
 def test_no_shipped_suite_reaches_outside_the_package():

@@ -288,10 +288,12 @@ def test_options_are_validated():
 
 
 # -- reproduce ------------------------------------------------------------------------------------
-def test_reproduce_locality_writes_its_outputs(tmp_path, small):
+def test_reproduce_locality_writes_its_outputs(tmp_path):
     from schedbench.bench.reproduce import locality as repro
 
-    wl = write_locality(small, tmp_path / "w.txt")
+    # the smallest platform the command accepts (repro.MIN_NODES)
+    ten = generate_locality(jobs=240, nodes=repro.MIN_NODES, days=1, users=8, seed=11)
+    wl = write_locality(ten, tmp_path / "w.txt")
     parser = argparse.ArgumentParser()
     repro.add_arguments(parser)
     out = tmp_path / "out"
@@ -302,7 +304,7 @@ def test_reproduce_locality_writes_its_outputs(tmp_path, small):
             "--out",
             str(out),
             "--system",
-            "locality:3",
+            f"locality:{repro.MIN_NODES}",
             "--gate",  # the reference's 30 s grid stalls on this sparse workload (see SINCE_RUN)
             "0",
             "--schedulers",

@@ -1236,13 +1236,16 @@ class LocalitySimulator:
             why = f"it is queued but no job end or arrival{when} is left to plan it"
         else:
             why = "it never arrived"
-        hint = (
-            "; the reference's gate needs a workload dense enough for events to fall on its "
-            "grid (the reference itself would loop until its clock overflows): try gate_s=0 "
-            "(--gate 0) or paper mode"
-            if gated
-            else ""
-        )
+        hint = ""
+        if gated and opts.gate_clock == "grid":
+            hint = (
+                "; the reference's gate needs a workload dense enough for events to fall on its "
+                "grid (the reference itself would loop until its clock overflows): try "
+                "gate_clock='since-run' (--gate-clock since-run), gate_s=0 (--gate 0) or paper "
+                "mode"
+            )
+        elif gated:
+            hint = "; try gate_s=0 (--gate 0) or paper mode"
         raise JobNeverStartsError(
             f"evaluated job {int(w.job_id[j])} ({w.where(j)}) can never start: {why}; "
             f"{len(waiting)} evaluated job(s) unstarted at t={self.t} "
