@@ -47,7 +47,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest
 
 # The HTML report's accessibility and layout check runs in a real headless browser
-# (tests/test_report.py). When none is on PATH, Debian's chromium is installed here, but only by
+# (tests/bench/test_report.py). When none is on PATH, Debian's chromium is installed here, but only by
 # root with apt-get (CI); anyone else gets a one-line warning and the check is skipped with the
 # same reason. SCHEDBENCH_REQUIRE_BROWSER=1 turns a browser that cannot be had into an error.
 BROWSERS := chromium chromium-browser google-chrome

@@ -281,7 +281,7 @@ class ConservativeBackfill(Backfiller):
     (:meth:`_lean_pass`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the profile is
     kept from pass to pass and a booked job is placed again only where free nodes grew since it was
     last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
-    ``incremental=False``), bit for bit (``tests/test_conservative_incremental.py``), at 2.5-2.9x
+    ``incremental=False``), bit for bit (``tests/simcore/test_conservative_incremental.py``), at 2.5-2.9x
     its speed on KTH-SP2.
     """
 

@@ -66,7 +66,7 @@ Choices, documented:
 * Named starvation settings (``WindowPolicy(starvation=...)``, :data:`STARVATION`):
   ``"paper"`` (default: ``ageing="decision"``, ``optimise_around_head=True``) and ``"legacy"``
   (``ageing="pass"``, ``optimise_around_head=False``: the window policy's earlier rule, which
-  reproduces its schedules exactly; ``tests/test_schedule_digests.py`` pins them under this
+  reproduces its schedules exactly; ``tests/simcore/test_schedule_digests.py`` pins them under this
   name). An explicit ``ageing`` or ``optimise_around_head`` overrides the named setting. On the
   command line: ``--policy-set starvation=legacy``. The counters are the policy's
   own state (``WindowPolicy.window_passes``).
@@ -242,7 +242,7 @@ STARVATION: dict[str, tuple[str, bool]] = {
 }
 
 #: Policy counters that describe what the window policy did without changing any schedule (the
-#: schedule digests of ``tests/test_schedule_digests.py`` leave them out).
+#: schedule digests of ``tests/simcore/test_schedule_digests.py`` leave them out).
 WINDOW_DIAGNOSTICS = (
     "choice_passes",
     "choice_passes_solver",

@@ -41,7 +41,7 @@ The algorithm (paper's words in quotes)
 
 Defaults are the paper's (§3.2.3, §4.3): P = 20, G = 500, p_m = 0.05 % = 0.0005.
 
-Where the paper is silent (choices made here, tested in ``tests/test_ga_moo.py``)
+Where the paper is silent (choices made here, tested in ``tests/solvers/test_ga_moo.py``)
 ---------------------------------------------------------------------------------
 * **Infeasible chromosomes** (over some capacity) are kept, not repaired, and are never Pareto:
   Set 1 is the non-dominated set *of the feasible chromosomes*. In Set 2 they rank after every
@@ -87,7 +87,7 @@ algorithm does, only its cost:
   (same sums; already feasible and maximal, so its repair would change nothing). Set 1 and the
   survivors are counted without data-dependent branches. With ``repair="none"``
   (``bbsched-ga``) the packed kernel draws the same numbers as the byte kernel and reaches the
-  same population, gene for gene (``tests/test_ga_packed.py``).
+  same population, gene for gene (``tests/solvers/test_ga_packed.py``).
 * **The fill draws over the jobs that fit**: usage only grows during a fill, so a job that does
   not fit now never will; and in a uniformly random order of all the unselected jobs, the next
   one that fits is uniform among those that still fit. The packed fill lists the jobs that fit,
@@ -244,7 +244,7 @@ class GASolver(BaseSolver):
 # Nothing else pulls a chromosome towards a maximal selection (adding J4 to J2, J3, J5 still
 # fits and dominates it). Measured: 6 of seeds 0–9 and 83 of seeds 0–99 end on the exact
 # Table 1 front, and 94 of seeds 0–99 start Table 1's answer J2–J5 (seeds 0, 9, 25, 35, 72
-# and 82 do not; ``tests/test_ga_moo.py``). ``ga`` (repair and fill) finds both, every seed.
+# and 82 do not; ``tests/solvers/test_ga_moo.py``). ``ga`` (repair and fill) finds both, every seed.
 BBSCHED_GA = Alias(
     "bbsched-ga",
     GASolver,

@@ -15,7 +15,7 @@ paper is vague, and implemented once, in ``simcore/reservations/``).
 
 The same names are the policies of ``schedbench reproduce ar --policy``, which serves streams
 through the fast path (``simcore/reservations/driver.py: serve``); served as solvers
-(``serve_with_solver``) they give identical decisions (``tests/test_ar_driver.py``).
+(``serve_with_solver``) they give identical decisions (``tests/simcore/test_ar_driver.py``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A solver plug-in that prints everywhere a library might: when its module is imported, when it
-is built, in supports(), warm_up() and solve() (tests/test_solver_output.py). Only imported by
+is built, in supports(), warm_up() and solve() (tests/bench/test_solver_output.py). Only imported by
 the ``schedbench`` processes those tests start: importing it prints on fd 1."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Item functions for tests/test_supervisor.py (importable by spawned workers)."""
+"""Item functions for tests/bench/test_supervisor.py (importable by spawned workers)."""
 
 from __future__ import annotations
 

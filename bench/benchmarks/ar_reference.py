@@ -8,7 +8,7 @@ Python ``set``s, every operation scans the list, and a finished job's allocation
 when the clock passes its end (Section 4.1: "when a job finishes, deleteAllocation is called
 immediately"). The decisions follow the same pinned rules
 (docs/design.md#pinned-semantics-where-a-paper-is-vague), so they equal the fast path's —
-``ar_speed.py`` checks that on every stream it times, ``tests/test_ar_driver.py`` on random ones.
+``ar_speed.py`` checks that on every stream it times, ``tests/simcore/test_ar_driver.py`` on random ones.
 """
 
 from __future__ import annotations

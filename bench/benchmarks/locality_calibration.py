@@ -30,7 +30,7 @@ Run through the speed benchmark, which prints this table next to the timings::
 Every function that reads the day takes ``folder``: ``None`` (the default) reads the shipped
 dataset, a path reads that folder.
 
-``tests/test_locality_calibration.py`` asserts the targets for all ten schedulers.
+``tests/simcore/test_locality_calibration.py`` asserts the targets for all ten schedulers.
 """
 
 from __future__ import annotations

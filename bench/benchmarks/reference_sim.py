@@ -9,7 +9,7 @@ releases at the same instant applied together); backfill a job if it fits now an
 by the shadow time or fits in the nodes left over then; kill at the requested time.
 
 Because the semantics are the same, the schedules must be identical —
-``tests/test_sim_reference.py`` checks that, which makes this file a correctness oracle as well as a
+``tests/simcore/test_sim_reference.py`` checks that, which makes this file a correctness oracle as well as a
 speed baseline.
 """
 

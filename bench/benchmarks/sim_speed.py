@@ -27,7 +27,7 @@ for a core, which says more about the neighbours than about the simulator.
 
 Each speed row is the median of ``--repeat`` runs. The yardstick is
 ``bench/benchmarks/reference_sim.py``, a deliberately plain simulator with the same semantics (its
-schedules are identical, see ``tests/test_sim_reference.py``); it is run once per workload because
+schedules are identical, see ``tests/simcore/test_sim_reference.py``); it is run once per workload because
 it is slow on long queues. Machines here are shared and noisy: compare the ratio within one run, not
 absolute numbers across runs.
 """

@@ -339,7 +339,7 @@ window.addEventListener("load", function () {
     img.setAttribute("data-natural-width", String(img.naturalWidth));
     img.setAttribute("data-loaded", img.complete && img.naturalWidth > 0 ? "1" : "0");
   });
-  // what an automated accessibility and layout check reads back (tests/test_report.py)
+  // what an automated accessibility and layout check reads back (tests/bench/test_report.py)
   var root = document.documentElement;
   document.body.setAttribute("data-scroll-width", String(root.scrollWidth));
   document.body.setAttribute("data-client-width", String(root.clientWidth));

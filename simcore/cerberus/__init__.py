@@ -11,7 +11,7 @@ published Cerberus runs behaved differently in ways that change every number
 output → run → input; cores held through the output-queue wait until the drain ends; events
 batched by *exact* float equality and applied in creation order; data in TB as floating point;
 free cores allowed to go negative. Bending the engine to all of that would touch the code behind
-the 44 pinned schedules (``tests/test_schedule_digests.py``) for no gain, so the faithful loop
+the 44 pinned schedules (``tests/simcore/test_schedule_digests.py``) for no gain, so the faithful loop
 lives here (about 400 lines), imports nothing from the engine, and the engine is unchanged.
 
 What is shared with the rest of schedbench: every per-queue decision is a ``selection`` problem

@@ -16,7 +16,7 @@ holds how many slots of each row are used (the rest is padding, never read).
   (truncated) score EAT + W_load·TL + W_evict·E, computing E only where the node can still win.
 
 No ``fastmath``: every float32 operation rounds to single precision as in the reference (and
-in the numpy code these kernels replaced; ``tests/test_locality.py`` pins the schedules).
+in the numpy code these kernels replaced; ``tests/simcore/test_locality.py`` pins the schedules).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ a day several hundred thousand, so the Python per job (a dozen calls into compil
 numpy per job) was most of the run time. When no solver decides and no problem is recorded, the
 schedulers hand the whole run to :func:`plan_run`, which applies the same rules to the same
 state (model note §4, §6, §7; the Python code is the readable statement of each rule and is
-still what runs when problems are posed): ``tests/test_locality.py`` checks that both give the
-same schedule for the ten schedulers in both modes, and ``tests/test_locality_calibration.py``
+still what runs when problems are posed): ``tests/simcore/test_locality.py`` checks that both give the
+same schedule for the ten schedulers in both modes, and ``tests/simcore/test_locality_calibration.py``
 that the result equals the authors' simulator.
 
 State passed in (all owned by the engine, updated in place):

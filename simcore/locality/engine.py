@@ -4,7 +4,7 @@ The count-based engine (``simcore/engine.py``) tracks how many nodes are free; t
 individual nodes with 20 cores each, every core's next free time, the files each node holds, the
 intervals in which the planner expects them there, and backfilling holes on given cores. It is a
 separate, compact core with its own clock, kept apart so that the 44 schedules pinned by
-``tests/test_schedule_digests.py`` cannot move.
+``tests/simcore/test_schedule_digests.py`` cannot move.
 
 Clock (§4). Time is in whole seconds from the first category-0 submission. The engine jumps
 from one event second to the next (a second without an end, a planned start or an arrival does

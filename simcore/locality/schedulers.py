@@ -24,7 +24,7 @@ The rules (reference mode; paper-mode differences are fields of ``LocalityOption
   EAT + W_load·TL, then the full score, then the truncated score, each strictly below the best
   truncated score so far); since each stage's value is at most the next one's, the four stages
   select exactly the first node of smallest truncated score, which is what is computed here
-  (``tests/test_locality_kernels.py`` checks it against a literal four-stage scan).
+  (``tests/simcore/test_locality_kernels.py`` checks it against a literal four-stage scan).
 * **EFT** (1, 0); **LEA** (500, 1); **LEO** (500, 1) but (1, 0) from the first node that can
   start the job now on, for the rest of that job's scan (paper: on such nodes only); **LEM**
   EFT weights while the integer share of nodes running a job — those running at the start of the
@@ -79,7 +79,7 @@ def select_reference(partial: np.ndarray, w_evict: np.ndarray, exact: Any, singl
 
     This is the readable statement of the rule; the schedulers run the compiled
     :func:`simcore.locality._kernels.select_reference`, which returns the same node
-    (``tests/test_locality_kernels.py`` checks both against scoring every node)."""
+    (``tests/simcore/test_locality_kernels.py`` checks both against scoring every node)."""
     lb = np.trunc(partial).astype(np.int64) if single else partial
     i0 = int(np.argmin(lb))  # the first candidate of the visit
     if not np.any(w_evict):

@@ -411,7 +411,7 @@ class SlotStructure:
     def discard_before(self, t: int) -> None:
         """Forget everything before instant ``t``: the record in force at ``t`` is moved to
         ``t`` (dropped if empty) and earlier records go. Start times and T_begin are never
-        before the current time, so no answer changes (see ``tests/test_ar_slots.py``)."""
+        before the current time, so no answer changes (see ``tests/simcore/test_ar_slots.py``)."""
         times, busy = self.times, self.busy
         k = bisect_right(times, t) - 1
         if k < 0:

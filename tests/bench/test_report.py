@@ -643,7 +643,7 @@ def test_html_report_loads_in_headless_browser(all_rows, tmp_path):
 
 
 MAKE = shutil.which("make")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _make_browser(tmp_path: Path, uid: int, apt: bool, **env: str) -> tuple[int, str, str]:

@@ -23,7 +23,7 @@ from schedbench.simcore import (
     Status,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def table1() -> SelectionProblem:

@@ -51,7 +51,7 @@ def small():
 #: 1,200-job workloads too few job ends and arrivals fall on the grid for every evaluated job to
 #: be planned (the reference itself would loop forever; we raise), so the tests of the
 #: schedulers on those workloads use this clock; the grid is checked on hand-made workloads
-#: below and against the authors' outputs in ``tests/test_locality_calibration.py``.
+#: below and against the authors' outputs in ``tests/simcore/test_locality_calibration.py``.
 SINCE_RUN = LocalityOptions.reference(gate_clock="since-run")
 
 
@@ -411,7 +411,7 @@ def test_locality_solvers_suite_loads():
     from schedbench.bench.suite import load_suite
 
     suite = load_suite(
-        Path(__file__).resolve().parents[1] / "bench" / "suites" / "locality-solvers.toml"
+        Path(__file__).resolve().parents[2] / "bench" / "suites" / "locality-solvers.toml"
     )
     assert suite.reference == "placement-earliest"
     assert {s.name for s in suite.solvers} == {"placement-earliest", "placement-locality"}

@@ -63,7 +63,7 @@ def test_builtin_solvers_conform(solver, check):
 
 
 #: Registered solvers whose conformance runs in their own test module.
-COVERED_ELSEWHERE = {"mip-cbc", "mip-highs"}  # tests/test_mip.py (worker process)
+COVERED_ELSEWHERE = {"mip-cbc", "mip-highs"}  # tests/solvers/test_mip.py (worker process)
 
 
 def test_every_registered_solver_is_covered():

@@ -26,7 +26,7 @@ from schedbench.solvers.mip import CBCSolver, HiGHSSolver
 from schedbench.solvers.testing import parametrize_conformance, random_problem, table1
 from tests._timing import GRACE_S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: OR-Library mknap1, shipped with the package (dataset or-mknap1).
 MKNAP1 = datasets.path("or-mknap1")
 MKNAP1_OPTIMA = [3800, 8706.1, 4015, 6120, 12400, 10618, 16537]

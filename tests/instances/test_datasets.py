@@ -414,7 +414,7 @@ def test_data_show_and_path(capsys):
 
 
 def test_the_user_guide_names_every_dataset():
-    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "data.md").read_text()
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "data.md").read_text()
     for ds in datasets.catalogue().values():
         assert f"`{ds.name}`" in guide, ds.name
 
@@ -422,7 +422,7 @@ def test_the_user_guide_names_every_dataset():
 def test_package_code_reads_no_data_from_outside_the_repository():
     """The data a command needs ships in the package; nothing reads ../shared (the benchmark
     scripts of bench/benchmarks/ may, for files that do not ship)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     outside = re.compile(
         r"""["']shared["']|\.\./shared/(traces|cerberus|knapsack|locality|bbsched)"""
     )

@@ -49,7 +49,7 @@ from schedbench.simcore.system import NodeGroup, System
 from schedbench.simcore.workload import Workload
 from schedbench.solvers.registry import make_solver
 from tests._hyp import examples
-from tests.test_engine_properties import check_schedule, scenarios
+from tests.simcore.test_engine_properties import check_schedule, scenarios
 
 M10 = System.simple("m10", 10)
 
@@ -544,7 +544,7 @@ def test_the_builtin_policies_accept_their_documented_constructor_signatures():
 
 def test_builtin_policies_read_no_private_field_of_anything_but_themselves():
     """Policies and backfillers see the engine only through the view's public members."""
-    root = Path(__file__).resolve().parents[1] / "simcore"
+    root = Path(__file__).resolve().parents[2] / "simcore"
     problems = []
     for module in ("policies.py", "backfill.py"):
         tree = ast.parse((root / module).read_text())

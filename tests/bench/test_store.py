@@ -28,7 +28,7 @@ from schedbench.bench.store import (
 )
 from schedbench.simcore.errors import SchedbenchError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROV = {"test": True}  # provenance() runs git; most tests do not need it
 
 

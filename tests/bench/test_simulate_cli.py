@@ -209,7 +209,7 @@ def test_invalid_decision_stops_but_keeps_what_was_computed(tmp_path, capsys):
         "--workload",
         "lublin:jobs=400,nodes=32,seed=4",
         "--solver",
-        "tests.test_simulate_cli:OverCommitting",
+        "tests.bench.test_simulate_cli:OverCommitting",
         "--out",
         str(out),
         "--no-progress",

@@ -21,7 +21,7 @@ from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
 from schedbench.solvers.registry import make_solver
 from tests._hyp import examples
-from tests.test_engine_properties import machines, workloads
+from tests.simcore.test_engine_properties import machines, workloads
 
 KTH = datasets.path("kth-sp2")  # shipped with the package (gzip SWF)
 

@@ -96,7 +96,7 @@ def test_a_test_module_policy_runs_by_name(tmp_path, trace, registered, capsys):
 
 def test_policy_options_and_module_class(tmp_path, trace, capsys):
     out = tmp_path / "m"
-    spec = "tests.test_policy_cli:SmallestFirst"
+    spec = "tests.bench.test_policy_cli:SmallestFirst"
     args = [
         "simulate",
         "--workload",

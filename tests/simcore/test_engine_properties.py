@@ -18,7 +18,7 @@ Policy-specific properties that are true (see each test for why):
 * FCFS + naive + EASY or conservative (classic lifecycle): the queue head never starts later
   than any reservation ("shadow time") computed for it while it was the head.
 
-``check_schedule`` is also used by ``tests/test_engine.py``.
+``check_schedule`` is also used by ``tests/simcore/test_engine.py``.
 """
 
 from __future__ import annotations

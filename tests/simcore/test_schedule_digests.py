@@ -9,7 +9,7 @@ comparison run for the change also covered ``moo`` and 2,000-job workloads; thes
 ones.)
 
 A deliberate change of behaviour changes digests: check the new schedules, then regenerate with
-``.venv/bin/python -m tests.test_schedule_digests`` and paste the output below.
+``.venv/bin/python -m tests.simcore.test_schedule_digests`` and paste the output below.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import NodeGroup, System
 from schedbench.simcore.workload import Workload
 from schedbench.solvers.registry import make_solver
-from tests.test_engine_properties import check_schedule
+from tests.simcore.test_engine_properties import check_schedule
 
 NODES, BB, SSD_REQ, SSD_ASSIGNED = (USAGE_COLUMNS.index(c) for c in USAGE_COLUMNS)
 

@@ -21,7 +21,7 @@ from schedbench.solvers import base as solver_base
 from schedbench.solvers.registry import make_solver
 from schedbench.solvers.testing import random_problem
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- where the cache goes -------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from schedbench.bench.cli import main
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "instances" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "instances" / "examples"
 TABLE1 = EXAMPLES / "bbsched_table1.json"
 
 
@@ -161,7 +161,7 @@ def test_table_names_a_requested_solver_of_another_kind_instead_of_a_declined_ro
 def test_check_solver_passes_builtin_and_fails_broken(capsys):
     code, out, _ = run(capsys, "check-solver", "schedbench.solvers.naive:NaiveSolver")
     assert code == 0 and "0 failed" in out
-    code, out, _ = run(capsys, "check-solver", "tests.test_conformance:TakesEverything")
+    code, out, _ = run(capsys, "check-solver", "tests.solvers.test_conformance:TakesEverything")
     assert code == 1 and "failed" in out
 
 

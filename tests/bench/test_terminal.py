@@ -92,7 +92,7 @@ def test_report_is_compact_by_default_and_wide_on_request(tmp_path, capsys):
 )
 def test_listings_fit_100_columns_and_wide_does_not_wrap(capsys, argv):
     """Every listing fits the default width; --wide prints long texts on one line."""
-    examples = Path(__file__).resolve().parents[1] / "instances" / "examples"
+    examples = Path(__file__).resolve().parents[2] / "instances" / "examples"
     subs = {
         "{table1}": str(examples / "bbsched_table1.json"),
         "{theta}": str(examples / "theta_w100.json"),

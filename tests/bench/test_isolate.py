@@ -151,7 +151,7 @@ def test_a_caller_killed_outright_takes_the_isolated_solve_and_its_processes_alo
     the child's watchman kills what the solver started."""
     script, pid_file = tmp_path / "caller.py", tmp_path / "pids"
     script.write_text(CALLER)
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     caller = subprocess.Popen([sys.executable, str(script), str(pid_file)], env=env)
     try:

@@ -18,7 +18,7 @@ from schedbench.bench.store import ResultStore
 from schedbench.bench.suite import load_suite
 from schedbench.simcore.fdcapture import captured_output
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # the selection examples: the solvers these tests run answer that kind only
 EXAMPLES = sorted(
     p

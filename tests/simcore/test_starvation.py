@@ -12,7 +12,7 @@ from schedbench.simcore.metrics import compute_metrics, solver_pass_warning, win
 from schedbench.simcore.policies import WINDOW_DIAGNOSTICS, NaivePolicy, WindowPolicy
 from schedbench.simcore.system import System
 from schedbench.solvers.registry import make_solver
-from tests.test_engine import M10, jobs, run
+from tests.simcore.test_engine import M10, jobs, run
 
 
 def start_of(r, w, job_id):
@@ -59,7 +59,7 @@ def test_seconds_ageing_counts_time_since_the_job_entered_the_window():
 def test_decision_ageing_forces_a_job_left_out_of_bound_decisions():
     # X (6 nodes) and two 5-node fillers every 10 s on 10 nodes; the stub never picks X.
     # Every pass is a decision, so X must start at the pass after its third decision.
-    from tests.test_engine import StubSolver, greedy_without
+    from tests.simcore.test_engine import StubSolver, greedy_without
 
     n_fill = 10
     w = jobs(

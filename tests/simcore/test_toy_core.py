@@ -72,7 +72,7 @@ def _jobs(spec: str) -> list[tuple[int, float, float, int]]:
 
 class ToyCore(SimulationCore):
     name = "toy"
-    summary = "a toy machine of interchangeable units (tests/test_toy_core.py)"
+    summary = "a toy machine of interchangeable units (tests/simcore/test_toy_core.py)"
     kind = "selection"
     unit = "unit"
     metrics = TOY_METRICS

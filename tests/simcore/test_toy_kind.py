@@ -154,18 +154,18 @@ SUITE = """
 [suite]
 name = "toy"
 budget_s = 5
-reference = "tests.test_toy_kind:ToyExact"
+reference = "tests.simcore.test_toy_kind:ToyExact"
 
 [[instances]]
 family = "toys"
-source = "tests.test_toy_kind:ToySource"
+source = "tests.simcore.test_toy_kind:ToySource"
 seeds = 4
 
 [[solvers]]
-name = "tests.test_toy_kind:ToyExact"
+name = "tests.simcore.test_toy_kind:ToyExact"
 
 [[solvers]]
-name = "tests.test_toy_kind:ToyFirst"
+name = "tests.simcore.test_toy_kind:ToyFirst"
 """
 
 

@@ -59,7 +59,7 @@ def test_the_calibration_day_runs_from_the_command_line(tmp_path, capsys):
         )
         assert (row["mode"], row["gate_s"], row["gate_clock"]) == ("reference", "30", "grid")
         assert row["arrival_factor"] == "1"
-        # reference mode on the day is the authors' simulator (tests/test_locality_calibration.py)
+        # reference mode on the day is the authors' simulator (tests/simcore/test_locality_calibration.py)
         assert int(row["transfer_wait_s"]) == round(float(authors[name]["transfer_wait_s"]))
     assert "486 nodes x 20 cores" in stdout
     assert all("486 nodes x 20 cores" in a["setting"] for a in _agreement(out))
