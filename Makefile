@@ -19,6 +19,10 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
 	PIP_CONSTRAINT=$(CURDIR)/$(LOCK) $(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	@# compile every numba kernel once into the on-disk cache, so that no later process (a
+	@# suite's workers, the test workers, a first solve) pays it; a failed step is named and
+	@# does not stop the install
+	-$(BIN)/schedbench warm --quiet
 	@touch $(STAMP)
 
 # The main job: the `quick` suite — every backend on small decision problems against exact
@@ -37,14 +41,16 @@ simulate: $(STAMP)
 		--solver $(SIM_SOLVER) --out results/simulate/demo-$(SIM_SOLVER)
 
 # `make test` is what CI runs (.ci/run): lint and format check, type check, then the default
-# test pass (hypothesis derandomised: the same examples every run).
+# test pass (hypothesis derandomised: the same examples every run) on TEST_WORKERS processes
+# (pytest-xdist; 2 = the CI machine's cores; TEST_WORKERS=0 runs in this process).
+TEST_WORKERS ?= 2
 # A browser on PATH once `browser` has run makes its check required (it must run, not skip);
 # SCHEDBENCH_REQUIRE_BROWSER set by the caller wins.
 test: lint typecheck browser
-	SCHEDBENCH_REQUIRE_BROWSER=$${SCHEDBENCH_REQUIRE_BROWSER:-$(if $(found_browser),1,0)} $(BIN)/python -m pytest
+	SCHEDBENCH_REQUIRE_BROWSER=$${SCHEDBENCH_REQUIRE_BROWSER:-$(if $(found_browser),1,0)} $(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # The HTML report's accessibility and layout check runs in a real headless browser
 # (tests/bench/test_report.py). When none is on PATH, Debian's chromium is installed here, but only by

@@ -153,7 +153,8 @@ def matches(expected: list[str], got: list[str]) -> bool:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory) -> dict[str, str]:
-    e = dict(os.environ)
+    # a user's shell: without pytest's (and pytest-xdist's) variables of this run
+    e = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     e["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{e.get('PATH', '')}"
     e["COLUMNS"] = "100"
     e["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))

@@ -13,7 +13,8 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
 * ``run.py``, ``report.py``, ``compare.py`` — suites, reports, the regression gate;
 * ``reproduce.py`` — ``schedbench reproduce PAPER ...`` (one module per paper in
   ``bench/reproduce/``);
-* ``data.py`` — ``schedbench data [show|path|fetch ...]`` (the datasets: list, check, fetch).
+* ``data.py`` — ``schedbench data [show|path|fetch ...]`` (the datasets: list, check, fetch);
+* ``warm.py`` — ``schedbench warm`` (compile every kernel once into the on-disk cache).
 
 Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
 found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
@@ -40,6 +41,7 @@ from schedbench.bench.cli import (
     solve,
     solvers,
     table,
+    warm,
 )
 from schedbench.bench.cli._common import plain_help
 from schedbench.simcore import fdcapture
@@ -58,6 +60,7 @@ MODULES = (
     reproduce,
     data,
     check_solver,
+    warm,
 )
 
 #: Exit status when the reader of our stdout went away (``schedbench report | head``): what a

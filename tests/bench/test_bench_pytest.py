@@ -31,12 +31,16 @@ name = "constrained-cpu"
 
 
 def _pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # a pytest-xdist worker's variables would tell the child pytest it runs in parallel, and
+    # pytest-benchmark would then refuse to time anything
+    outer = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    outer.pop("PYTEST_CURRENT_TEST", None)
     return subprocess.run(
         [sys.executable, "-m", "pytest", "bench/benchmarks", "-p", "no:cacheprovider", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, **(env or {})},
+        env={**outer, **(env or {})},
         timeout=600,
     )
 
