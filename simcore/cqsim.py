@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from schedbench.simcore.errors import ConfigError, SimulationError
+from schedbench.simcore.problem import Budget
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
@@ -45,6 +46,8 @@ CQSIM_BACKFILLS = ("easy", "conservative")
 MAX_WINDOW = 10
 DECISION_MAKERS = ("cqsim", "paper")
 QUEUED_DURATIONS = ("runtime", "requested")
+SELECTIONS = ("enumerate", "solver")
+SELECTIONS = ("enumerate", "solver")
 
 _END, _ARRIVAL = 0, 1  # event kinds: at one instant completions come first (§3)
 
@@ -88,6 +91,19 @@ class CqsimRules:
     #: more than 30 % of its BB share and lose less than 0.1 of the machine's nodes) or
     #: ``"paper"`` (replaced when the BB gain is more than twice the node loss, BBSched §3.2.4).
     decision_maker: str = "cqsim"
+    #: §1 step 4: CQSim reads at most this many jobs (``read_num`` of its configuration); the
+    #: jobs after them are never simulated. None: every job.
+    read_num: int | None = 8000
+    #: §6.1, §6.6: how the window's subsets are ranked: ``"enumerate"`` (CQSim: every subset
+    #: of the fitting window jobs, with the front rule of §6.3) or ``"solver"`` (the run's
+    #: solver of the ``selection`` kind returns the Pareto set; the equal-vector rule cannot
+    #: apply, since a solver returns one selection per vector).
+    selection: str = "enumerate"
+    #: §6.1, §6.6: how the window's subsets are ranked: ``"enumerate"`` (CQSim: every subset
+    #: of the fitting window jobs, with the front rule of §6.3) or ``"solver"`` (the run's
+    #: solver of the ``selection`` kind returns the Pareto set; the equal-vector rule cannot
+    #: apply, since a solver returns one selection per vector).
+    selection: str = "enumerate"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -104,9 +120,20 @@ class CqsimRules:
                 f"cqsim.decision_maker: expected one of {', '.join(DECISION_MAKERS)}, "
                 f"got {self.decision_maker!r}"
             )
+        if self.selection not in SELECTIONS:
+            raise ConfigError(
+                f"cqsim.selection: expected one of {', '.join(SELECTIONS)}, got {self.selection!r}"
+            )
+        if self.selection not in SELECTIONS:
+            raise ConfigError(
+                f"cqsim.selection: expected one of {', '.join(SELECTIONS)}, got {self.selection!r}"
+            )
         m = self.window_min_queue
         if not isinstance(m, int) or isinstance(m, bool) or m < 1:
             raise ConfigError(f"cqsim.window_min_queue: expected an integer >= 1, got {m!r}")
+        r = self.read_num
+        if r is not None and (not isinstance(r, int) or isinstance(r, bool) or r < 1):
+            raise ConfigError(f"cqsim.read_num: expected an integer >= 1 or none, got {r!r}")
 
     def changed(self) -> dict[str, Any]:
         """The rules that differ from CQSim's (for the run's configuration)."""
@@ -288,7 +315,15 @@ class CqsimSimulation:
     the metrics, writers and stores take either.
     """
 
-    def __init__(self, workload: Workload, system: System, config: CqsimConfig | None = None):
+    def __init__(
+        self,
+        workload: Workload,
+        system: System,
+        config: CqsimConfig | None = None,
+        *,
+        solver: Any = None,
+        budget: Budget | None = None,
+    ):
         if np.any(np.asarray(workload.ssd_gb) > 0):
             raise ConfigError(
                 "profile: cqsim models nodes and burst buffer only; expected a workload "
@@ -297,12 +332,20 @@ class CqsimSimulation:
         self.workload, self.system = workload, system
         self.config = config or CqsimConfig()
         self.rules = self.config.rules
+        if self.rules.selection == "solver" and self.config.policy == "window" and solver is None:
+            raise ConfigError("cqsim.selection: 'solver' needs a solver (--solver NAME)")
+        self.solver, self.budget = solver, budget or Budget()
+        self.latencies: list[float] = []
         self.n = len(workload)
         self.submit = workload.submit.tolist()
         self.nodes = [float(x) for x in workload.nodes.tolist()]
         self.bb = [float(x) for x in workload.bb_gb.tolist()]
         self.req = workload.requested_time.tolist()
-        self.run_s = [min(r, q) for r, q in zip(workload.runtime.tolist(), self.req, strict=True)]
+        # §1 step 1: the runtime is clipped to the request when int(runtime) > int(request)
+        self.run_s = [
+            q if int(r) > int(q) else r
+            for r, q in zip(workload.runtime.tolist(), self.req, strict=True)
+        ]
         queued = self.run_s if self.rules.queued_duration == "runtime" else self.req
         self.dur = queued
         self.cap_n, self.cap_b = float(system.nodes), float(system.bb_gb)
@@ -319,7 +362,7 @@ class CqsimSimulation:
         self.counters = dict.fromkeys(
             ("passes", "events", "started", "backfilled", "decisions", "rejected", "killed"), 0
         )
-        self.counters["phantom_starts"] = 0
+        self.counters["phantom_starts"] = self.counters["unread"] = self.counters["faults"] = 0
         self.usage: list[list[float]] = []
 
     # -- state changes (§2, §10) ---------------------------------------------------------------
@@ -357,7 +400,7 @@ class CqsimSimulation:
                 del self.running[k]
                 break
         self.end[j] = now
-        killed = self.workload.runtime[j] > self.req[j]
+        killed = self.run_s[j] < self.workload.runtime[j]
         self.state[j] = int(JobState.KILLED if killed else JobState.COMPLETED)
         self.counters["killed"] += int(killed)
 
@@ -393,9 +436,13 @@ class CqsimSimulation:
         cands = [j for j in self.queue[:size] if self.fits(j)]
         if not cands:
             return []
-        masks = _masks(len(cands))
-        sum_n = masks @ np.array([self.nodes[j] for j in cands])
-        sum_b = masks @ np.array([self.bb[j] for j in cands])
+        if self.rules.selection == "solver":
+            subsets, sum_n, sum_b = self._solver_front(cands)
+        else:
+            masks = _masks(len(cands))
+            subsets = masks.astype(bool)
+            sum_n = masks @ np.array([self.nodes[j] for j in cands])
+            sum_b = masks @ np.array([self.bb[j] for j in cands])
         u = (self.cap_n - self.free_n + sum_n) / self.cap_n
         b = (self.cap_b - self.free_b + sum_b) / self.cap_b if self.cap_b > 0 else np.zeros_like(u)
         ok = np.flatnonzero((u <= 1.0) & (b <= 1.0))
@@ -403,14 +450,44 @@ class CqsimSimulation:
         if not front:
             return []
         self.counters["decisions"] += 1
-        pick = front[
-            decide(
-                [float(u[i]) for i in front],
-                [float(b[i]) for i in front],
-                self.rules.decision_maker,
-            )
-        ]
-        return [j for k, j in enumerate(cands) if masks[pick, k]]
+        u_front = [float(u[i]) for i in front]
+        pick = front[decide(u_front, [float(b[i]) for i in front], self.rules.decision_maker)]
+        return [j for k, j in enumerate(cands) if subsets[pick, k]]
+
+    def _solver_front(self, cands: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The solver's Pareto set for the candidates (rule ``selection="solver"``): the
+        subsets as rows of booleans and their node and BB sums. A failed answer is no decision
+        (the pass is plain FCFS), counted as a fault."""
+        from schedbench.simcore.kinds.selection.problem import SelectionProblem
+        from schedbench.simcore.problem import Status
+        from schedbench.simcore.solver import timed_solve
+
+        dem = np.array([[self.nodes[j], self.bb[j]] for j in cands], dtype=np.float64)
+        problem = SelectionProblem(
+            capacities=np.array([self.free_n, self.free_b]),
+            demands=dem,
+            objectives=dem.T.copy(),
+            resources=("nodes", "bb_gb"),
+            objective_names=("nodes", "bb_gb"),
+            objective_scales=np.array([self.cap_n, max(self.cap_b, 1.0)]),
+        )
+        empty = np.zeros((0, len(cands)), dtype=bool), np.zeros(0), np.zeros(0)
+        try:
+            decision = timed_solve(self.solver, problem, self.budget)
+        except Exception:  # a plug-in solver crashed: no decision, as for an invalid answer
+            self.counters["faults"] += 1
+            return empty
+        self.latencies.append(decision.latency_s)
+        if decision.status in (Status.ERROR, Status.INFEASIBLE):
+            self.counters["faults"] += 1
+            return empty
+        sets = [p.selected for p in decision.pareto if p.selected] or (
+            [decision.selected] if decision.selected else []
+        )
+        rows = np.zeros((len(sets), len(cands)), dtype=bool)
+        for r, sel in enumerate(sets):
+            rows[r, list(sel)] = True
+        return rows, rows @ dem[:, 0], rows @ dem[:, 1]
 
     def _profile(self, now: float) -> _Profile:
         """The availability profile of §7."""
@@ -467,17 +544,26 @@ class CqsimSimulation:
         elif not self.usage or self.usage[-1][1:] != row[1:]:
             self.usage.append(row)
 
-    def _arrive(self, j: int) -> None:
-        if self.nodes[j] > self.cap_n or self.bb[j] > self.cap_b:
-            self.state[j] = int(JobState.REJECTED)
-            self.counters["rejected"] += 1
-        else:
-            self.queue.append(j)
+    def _read(self) -> None:
+        """CQSim's reader (§1 steps 3-4): a job that can never fit is dropped before the run
+        (no event, so no pass at its submission; state ``rejected``), and at most
+        ``rules.read_num`` of the others are read (the rest: state ``rejected``, counted as
+        ``unread``). Every job read gets its arrival event now, in trace order (§3)."""
+        read = 0
+        for j in range(self.n):
+            if self.nodes[j] > self.cap_n or self.bb[j] > self.cap_b:
+                self.state[j] = int(JobState.REJECTED)
+                self.counters["rejected"] += 1
+            elif self.rules.read_num is not None and read >= self.rules.read_num:
+                self.state[j] = int(JobState.REJECTED)
+                self.counters["unread"] += 1
+            else:
+                read += 1
+                self._push(self.submit[j], _ARRIVAL, j)
 
     def run(self) -> ScheduleResult:
         """Simulate until every job has ended; return the schedule."""
-        for j in range(self.n):  # every arrival is an event created at start-up (§3)
-            self._push(self.submit[j], _ARRIVAL, j)
+        self._read()
         per_event = self.rules.pass_per_event
         heap = self.heap
         while heap:
@@ -486,7 +572,7 @@ class CqsimSimulation:
             if kind == _END:
                 self._complete(j, now)
             else:
-                self._arrive(j)
+                self.queue.append(j)
             if not per_event and heap and heap[0][0] == now:
                 continue  # the paper's reading: one pass once everything due now is applied
             if self.queue:
@@ -498,6 +584,13 @@ class CqsimSimulation:
                 f"{len(self.running)} running jobs"
             )
         return self._result()
+
+    def snapshot(self) -> ScheduleResult:
+        """The schedule so far, for a run that stopped early (unfinished jobs keep state
+        ``unfinished`` and no end; ``config["aborted"]`` is True)."""
+        result = self._result()
+        result.config["aborted"] = True
+        return result
 
     def _result(self) -> ScheduleResult:
         start = np.array(self.start, dtype=np.float64)
@@ -518,6 +611,7 @@ class CqsimSimulation:
             usage=usage,
             capacity=np.array([self.cap_n, self.cap_b, 0.0, 0.0]),
             counters=dict(self.counters),
+            decision_latency_s=np.array(self.latencies, dtype=np.float64),
             config={
                 "policy": self.config.describe(),
                 "profile": "cqsim",
