@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -46,7 +47,6 @@ CQSIM_BACKFILLS = ("easy", "conservative")
 MAX_WINDOW = 10
 DECISION_MAKERS = ("cqsim", "paper")
 QUEUED_DURATIONS = ("runtime", "requested")
-SELECTIONS = ("enumerate", "solver")
 SELECTIONS = ("enumerate", "solver")
 
 _END, _ARRIVAL = 0, 1  # event kinds: at one instant completions come first (§3)
@@ -77,9 +77,6 @@ class CqsimRules:
     #: §8, §10: a reservation found at time zero (the first job's submission) counts as not
     #: found, and a job started without fitting takes no resources ("phantom" start).
     zero_start_not_found: bool = True
-    #: §4: the queue is sorted by ``int(now - submit) + 2``, highest first, with a stable sort
-    #: (ties keep the current order). False: by submit time, then trace order.
-    integer_wait_score: bool = True
     #: §6.1: the window selection runs only when the window holds at least this many jobs
     #: (CQSim: more than 2). 1: at every pass with a queued job.
     window_min_queue: int = 3
@@ -99,41 +96,32 @@ class CqsimRules:
     #: solver of the ``selection`` kind returns the Pareto set; the equal-vector rule cannot
     #: apply, since a solver returns one selection per vector).
     selection: str = "enumerate"
-    #: §6.1, §6.6: how the window's subsets are ranked: ``"enumerate"`` (CQSim: every subset
-    #: of the fitting window jobs, with the front rule of §6.3) or ``"solver"`` (the run's
-    #: solver of the ``selection`` kind returns the Pareto set; the equal-vector rule cannot
-    #: apply, since a solver returns one selection per vector).
-    selection: str = "enumerate"
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.type == "bool" and not isinstance(value, bool):
-                raise ConfigError(f"cqsim.{f.name}: expected true or false, got {value!r}")
+                raise ConfigError(f"cqsim_rules.{f.name}: expected true or false, got {value!r}")
         if self.queued_duration not in QUEUED_DURATIONS:
             raise ConfigError(
-                f"cqsim.queued_duration: expected one of {', '.join(QUEUED_DURATIONS)}, "
+                f"cqsim_rules.queued_duration: expected one of {', '.join(QUEUED_DURATIONS)}, "
                 f"got {self.queued_duration!r}"
             )
         if self.decision_maker not in DECISION_MAKERS:
             raise ConfigError(
-                f"cqsim.decision_maker: expected one of {', '.join(DECISION_MAKERS)}, "
+                f"cqsim_rules.decision_maker: expected one of {', '.join(DECISION_MAKERS)}, "
                 f"got {self.decision_maker!r}"
             )
         if self.selection not in SELECTIONS:
             raise ConfigError(
-                f"cqsim.selection: expected one of {', '.join(SELECTIONS)}, got {self.selection!r}"
-            )
-        if self.selection not in SELECTIONS:
-            raise ConfigError(
-                f"cqsim.selection: expected one of {', '.join(SELECTIONS)}, got {self.selection!r}"
+                f"cqsim_rules.selection: expected one of {', '.join(SELECTIONS)}, got {self.selection!r}"
             )
         m = self.window_min_queue
         if not isinstance(m, int) or isinstance(m, bool) or m < 1:
-            raise ConfigError(f"cqsim.window_min_queue: expected an integer >= 1, got {m!r}")
+            raise ConfigError(f"cqsim_rules.window_min_queue: expected an integer >= 1, got {m!r}")
         r = self.read_num
         if r is not None and (not isinstance(r, int) or isinstance(r, bool) or r < 1):
-            raise ConfigError(f"cqsim.read_num: expected an integer >= 1 or none, got {r!r}")
+            raise ConfigError(f"cqsim_rules.read_num: expected an integer >= 1 or none, got {r!r}")
 
     def changed(self) -> dict[str, Any]:
         """The rules that differ from CQSim's (for the run's configuration)."""
@@ -151,7 +139,7 @@ def rules_from(options: dict[str, Any]) -> CqsimRules:
     known = [f.name for f in fields(CqsimRules)]
     for key in options:
         if key not in known:
-            raise ConfigError(f"cqsim.{key}: unknown rule; expected one of {', '.join(known)}")
+            raise ConfigError(f"cqsim_rules.{key}: expected a rule name ({', '.join(known)})")
     return CqsimRules(**options)
 
 
@@ -333,7 +321,7 @@ class CqsimSimulation:
         self.config = config or CqsimConfig()
         self.rules = self.config.rules
         if self.rules.selection == "solver" and self.config.policy == "window" and solver is None:
-            raise ConfigError("cqsim.selection: 'solver' needs a solver (--solver NAME)")
+            raise ConfigError("cqsim_rules.selection: 'solver' needs a solver (--solver NAME)")
         self.solver, self.budget = solver, budget or Budget()
         self.latencies: list[float] = []
         self.n = len(workload)
@@ -405,17 +393,13 @@ class CqsimSimulation:
         self.counters["killed"] += int(killed)
 
     # -- one pass (§4, §5) -----------------------------------------------------------------------
-    def _order(self, now: float) -> None:
-        submit = self.submit
-        if self.rules.integer_wait_score:
-            self.queue.sort(key=lambda j: -(int(now - submit[j]) + 2))
-        else:
-            self.queue.sort(key=lambda j: (submit[j], j))
-
     def scan(self, now: float) -> None:
         """CQSim's ``start_scan`` (§5): window selection, the walk, one backfilling call."""
         self.counters["passes"] += 1
-        self._order(now)
+        # §4: CQSim sorts the queue by int(now - submit) + 2, highest first, with a stable
+        # sort. The score never decreases with an earlier submission, and the queue is always
+        # in trace order (arrivals are appended; the jobs M moves ahead all start in the same
+        # pass), so that sort never moves a job: the queue is used as it is.
         if self.config.policy == "window":
             chosen = self._select()
             if chosen:
@@ -436,6 +420,7 @@ class CqsimSimulation:
         cands = [j for j in self.queue[:size] if self.fits(j)]
         if not cands:
             return []
+        t0 = time.perf_counter()  # the enumeration's time is its decision latency
         if self.rules.selection == "solver":
             subsets, sum_n, sum_b = self._solver_front(cands)
         else:
@@ -449,6 +434,8 @@ class CqsimSimulation:
         front = [int(ok[i]) for i in pareto_front(u[ok], b[ok], self.rules.equal_vectors_excluded)]
         if not front:
             return []
+        if self.rules.selection == "enumerate":
+            self.latencies.append(time.perf_counter() - t0)
         self.counters["decisions"] += 1
         u_front = [float(u[i]) for i in front]
         pick = front[decide(u_front, [float(b[i]) for i in front], self.rules.decision_maker)]
