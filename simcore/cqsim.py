@@ -324,6 +324,7 @@ class CqsimSimulation:
             raise ConfigError("cqsim_rules.selection: 'solver' needs a solver (--solver NAME)")
         self.solver, self.budget = solver, budget or Budget()
         self.latencies: list[float] = []
+        self.fault_notes: list[str] = []
         self.n = len(workload)
         self.submit = workload.submit.tolist()
         self.nodes = [float(x) for x in workload.nodes.tolist()]
@@ -461,12 +462,12 @@ class CqsimSimulation:
         empty = np.zeros((0, len(cands)), dtype=bool), np.zeros(0), np.zeros(0)
         try:
             decision = timed_solve(self.solver, problem, self.budget)
-        except Exception:  # a plug-in solver crashed: no decision, as for an invalid answer
-            self.counters["faults"] += 1
+        except Exception as exc:  # a plug-in solver crashed: no decision, as for a failed answer
+            self._fault(f"solver raised {type(exc).__name__}: {exc}")
             return empty
         self.latencies.append(decision.latency_s)
         if decision.status in (Status.ERROR, Status.INFEASIBLE):
-            self.counters["faults"] += 1
+            self._fault(f"solver answered {decision.status.value}: {'; '.join(decision.notes)}")
             return empty
         sets = [p.selected for p in decision.pareto if p.selected] or (
             [decision.selected] if decision.selected else []
@@ -475,6 +476,13 @@ class CqsimSimulation:
         for r, sel in enumerate(sets):
             rows[r, list(sel)] = True
         return rows, rows @ dem[:, 0], rows @ dem[:, 1]
+
+    def _fault(self, why: str) -> None:
+        """A decision that failed: counted, and the first few reasons kept for the run's
+        configuration."""
+        self.counters["faults"] += 1
+        if len(self.fault_notes) < 10:
+            self.fault_notes.append(why)
 
     def _profile(self, now: float) -> _Profile:
         """The availability profile of §7."""
@@ -603,6 +611,7 @@ class CqsimSimulation:
                 "policy": self.config.describe(),
                 "profile": "cqsim",
                 "cqsim_rules_changed": self.rules.changed(),
+                "faults": list(self.fault_notes),
                 "lifecycle": "classic",
                 "priority": "fcfs",
                 "system": self.system.name,

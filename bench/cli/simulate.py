@@ -58,6 +58,7 @@ _FLAGS = {
     "cooldown_s": "--cooldown",
     "skip_bad_lines": "--skip-bad-lines",
     "profile": "--profile",
+    "policy": "--policy",  # not a spec key: a profile's check of the policy names it
 }
 
 

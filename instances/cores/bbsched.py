@@ -106,10 +106,19 @@ def _check_rules(value: Any) -> tuple[tuple[str, Any], ...]:
     items = value.items() if isinstance(value, Mapping) else value
     try:
         pairs = tuple(sorted((str(k), v) for k, v in items))
-        rules_from(dict(pairs))
     except (TypeError, ValueError) as exc:
-        raise SpecError("cqsim_rules", f"a table of cqsim rules ({exc})", value) from exc
+        raise SpecError("cqsim_rules", "a table of rule = value", value) from exc
+    try:
+        rules_from(dict(pairs))
+    except ConfigError as exc:
+        raise _spec_error(exc) from exc
     return pairs
+
+
+def _spec_error(exc: ConfigError) -> SpecError:
+    """A simcore option error ("key: expected what, got value") as the same spec error."""
+    key, _, rest = str(exc).partition(": ")
+    return SpecError(key, rest.removeprefix("expected "))
 
 
 class BBSchedCore(SimulationCore):
@@ -501,9 +510,8 @@ def _cqsim_config(spec: CoreSpec, policy: str) -> CqsimConfig:
             backfill=spec.get("backfill"),
             rules=rules_from(dict(spec.get("cqsim_rules") or ())),
         )
-    except ConfigError as exc:  # "key: expected what, got value" -> the same, as a spec error
-        key, _, rest = str(exc).partition(": ")
-        raise SpecError(key, rest.removeprefix("expected ")) from exc
+    except ConfigError as exc:
+        raise _spec_error(exc) from exc
 
 
 def job_table(result: ScheduleResult) -> JobTable:
