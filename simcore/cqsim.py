@@ -335,10 +335,28 @@ class CqsimSimulation:
             q if int(r) > int(q) else r
             for r, q in zip(workload.runtime.tolist(), self.req, strict=True)
         ]
-        queued = self.run_s if self.rules.queued_duration == "runtime" else self.req
-        self.dur = queued
+        self.dur = self.run_s if self.rules.queued_duration == "runtime" else self.req
         self.cap_n, self.cap_b = float(system.nodes), float(system.bb_gb)
-        self.zero = self.submit[0] if self.n else 0.0
+        swf = np.asarray(workload.swf, dtype=np.float64)
+        # §1 step 2, on the trace's own fields (schedbench's reader repairs a missing request
+        # and takes field 5 for a missing field 8; CQSim drops such jobs)
+        self.dropped = [
+            i <= 0 or int(r) <= 0 or int(q) <= 0 or p <= 0
+            for i, r, q, p in zip(
+                workload.job_id.tolist(),
+                self.run_s,
+                swf[:, 8].tolist(),
+                swf[:, 7].tolist(),
+                strict=True,
+            )
+        ]
+        # §1: the window's node objective is field 5 (field 8 is what a job is given); when
+        # the sizes were converted to another unit, the one count there is
+        given = swf[:, 7] > 0
+        same_unit = bool(np.array_equal(swf[given, 7], np.asarray(workload.nodes)[given]))
+        self.obj_nodes = swf[:, 4].tolist() if same_unit else list(self.nodes)
+        # §1: time zero is the first job that survives step 2, in trace order
+        self.zero = next((t for t, d in zip(self.submit, self.dropped, strict=True) if not d), 0.0)
         self.free_n, self.free_b = self.cap_n, self.cap_b
         self.running: list[tuple[float, int]] = []  # (predicted end, job), §2
         self.queue: list[int] = []
@@ -351,7 +369,8 @@ class CqsimSimulation:
         self.counters = dict.fromkeys(
             ("passes", "events", "started", "backfilled", "decisions", "rejected", "killed"), 0
         )
-        self.counters["phantom_starts"] = self.counters["unread"] = self.counters["faults"] = 0
+        for name in ("phantom_starts", "unread", "dropped", "faults"):
+            self.counters[name] = 0
         self.usage: list[list[float]] = []
 
     # -- state changes (§2, §10) ---------------------------------------------------------------
@@ -427,7 +446,7 @@ class CqsimSimulation:
         else:
             masks = _masks(len(cands))
             subsets = masks.astype(bool)
-            sum_n = masks @ np.array([self.nodes[j] for j in cands])
+            sum_n = masks @ np.array([self.obj_nodes[j] for j in cands])
             sum_b = masks @ np.array([self.bb[j] for j in cands])
         u = (self.cap_n - self.free_n + sum_n) / self.cap_n
         b = (self.cap_b - self.free_b + sum_b) / self.cap_b if self.cap_b > 0 else np.zeros_like(u)
@@ -540,13 +559,17 @@ class CqsimSimulation:
             self.usage.append(row)
 
     def _read(self) -> None:
-        """CQSim's reader (§1 steps 3-4): a job that can never fit is dropped before the run
-        (no event, so no pass at its submission; state ``rejected``), and at most
+        """CQSim's reader (§1 steps 2-4): a job without a positive id, runtime, request or
+        field 8 (counted as ``dropped``) or that can never fit is dropped before the run (no
+        event, so no pass at its submission; state ``rejected``), and at most
         ``rules.read_num`` of the others are read (the rest: state ``rejected``, counted as
         ``unread``). Every job read gets its arrival event now, in trace order (§3)."""
         read = 0
         for j in range(self.n):
-            if self.nodes[j] > self.cap_n or self.bb[j] > self.cap_b:
+            if self.dropped[j]:
+                self.state[j] = int(JobState.REJECTED)
+                self.counters["dropped"] += 1
+            elif self.nodes[j] > self.cap_n or self.bb[j] > self.cap_b:
                 self.state[j] = int(JobState.REJECTED)
                 self.counters["rejected"] += 1
             elif self.rules.read_num is not None and read >= self.rules.read_num:

@@ -181,3 +181,30 @@ def test_bad_settings_are_one_line_naming_the_option():
             M10,
             CqsimConfig(policy="window", rules=CqsimRules(selection="solver")),
         )
+
+
+TRACE = """; MaxNodes: 10
+; MaxProcs: 10
+1 5 -1 10 4 -1 -1 -1 10 -1 1 1 1 -1 -1 -1 -1 -1
+2 7 -1 10 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1
+3 9 -1 10 6 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1
+4 9 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1
+"""
+
+
+def test_cqsim_drops_what_schedbenchs_reader_repairs_and_times_from_the_first_job_kept(tmp_path):
+    """§1 step 2: job 1 has no field 8 and job 2 no request (schedbench's reader takes field 5
+    and the runtime for them); CQSim drops both, so time zero is job 3's submission (9) and a
+    reservation found then counts as none. Job 3 asks for 4 nodes (field 8) but counts 6
+    (field 5) in the window's objective."""
+    from schedbench.instances.workloads import load_workload
+
+    path = tmp_path / "t.swf"
+    path.write_text(TRACE)
+    w = load_workload(str(path))
+    sim = CqsimSimulation(w, M10)
+    result = sim.run()
+    assert result.state.tolist()[:2] == [JobState.REJECTED, JobState.REJECTED]
+    assert result.counters["dropped"] == 2
+    assert result.start.tolist()[2:] == [9, 9]
+    assert sim.zero == 9 and sim.obj_nodes[2] == 6 and sim.nodes[2] == 4
