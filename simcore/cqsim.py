@@ -188,15 +188,17 @@ class _Profile:
         t, pn, pb = self.t, self.n, self.b
         e = s + d
         if e not in t:
-            at = bisect.bisect_left(t, e)  # after every point before e
+            # before the first later point; scanned, not bisected: a running job past its
+            # predicted end (a fractional overrun the clipping of §1 lets through) puts a point
+            # before now, so the times need not be sorted
+            at = next((k for k, tk in enumerate(t) if tk > e), len(t))
             t.insert(at, e)
             pn.insert(at, pn[at - 1])
             pb.insert(at, pb[at - 1])
-        for k in range(bisect.bisect_left(t, s), len(t)):
-            if t[k] >= e:
-                break
-            pn[k] -= n
-            pb[k] -= b
+        for k, tk in enumerate(t):
+            if s <= tk < e:
+                pn[k] -= n
+                pb[k] -= b
 
     def qualifies(self, now: float, n: float, b: float, d: float) -> bool:
         """CQSim's ``pre_avail``: fits at every point with now <= t < now + d (§9)."""

@@ -208,3 +208,27 @@ def test_cqsim_drops_what_schedbenchs_reader_repairs_and_times_from_the_first_jo
     assert result.counters["dropped"] == 2
     assert result.start.tolist()[2:] == [9, 9]
     assert sim.zero == 9 and sim.obj_nodes[2] == 6 and sim.nodes[2] == 4
+
+
+@pytest.mark.parametrize("trial", range(4))
+@pytest.mark.parametrize(("policy", "backfill"), [("naive", "easy"), ("window", "conservative")])
+def test_random_traces_give_valid_schedules(trial, policy, backfill):
+    """Requests above and below the runtimes, fractional submit times, burst buffer: every job
+    starts and ends, nothing is ever over capacity, and no job starts without its resources."""
+    rng = np.random.default_rng(trial)
+    n = 150
+    submit = np.sort(rng.integers(0, 8000, n)).astype(float) + (trial % 2) * rng.random(n)
+    run = rng.integers(1, 2000, n).astype(float)
+    factor = rng.uniform(0.6, 1.2, n) if trial >= 2 else rng.uniform(1, 3, n)
+    w = jobs(
+        submit=submit,
+        runtime=run,
+        requested_time=np.maximum(1, np.floor(run * factor)),
+        nodes=rng.integers(1, 8, n),
+        bb_gb=rng.integers(0, 60, n).astype(float) * (rng.random(n) < 0.6),
+    )
+    config = CqsimConfig(policy=policy, window=10, backfill=backfill)
+    r = CqsimSimulation(w, M10, config).run()
+    assert not np.isnan(r.start).any() and not np.isnan(r.end).any()
+    assert (r.usage[:, 0] <= 10).all() and (r.usage[:, 1] <= 100).all()
+    assert r.counters["phantom_starts"] == 0
