@@ -4,7 +4,7 @@ arguments and prints).
 
     schedbench simulate --workload SPEC [--system (preset | TOML)] [--policy NAME]
         [--core NAME] [--solver NAME [--set k=v ...]] [--window N] [--priority fcfs|wfp]
-        [--backfill easy|conservative|none] [--lifecycle classic|three-phase]
+        [--backfill easy|conservative|none] [--lifecycle classic|three-phase] [--profile paper|cqsim]
         [--option KEY=VALUE ...] [--policy-set KEY=VALUE ...] [--out DIR] ...
 
 The policy names the core (``schedbench policies`` lists them by core): ``naive`` and
@@ -37,6 +37,7 @@ from schedbench.bench import api
 from schedbench.bench.cli._common import add_budget_args, add_set_args
 from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_metrics
+from schedbench.instances.cores.bbsched import PROFILES
 from schedbench.instances.systems import PRESETS
 from schedbench.simcore.core import SpecError
 from schedbench.simcore.engine import LIFECYCLES
@@ -56,6 +57,8 @@ _FLAGS = {
     "warmup_s": "--warmup",
     "cooldown_s": "--cooldown",
     "skip_bad_lines": "--skip-bad-lines",
+    "profile": "--profile",
+    "policy": "--policy",  # not a spec key: a profile's check of the policy names it
 }
 
 
@@ -143,6 +146,13 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--backfill", default=None, choices=BACKFILLS, help="default easy")
     p.add_argument("--lifecycle", default=None, choices=LIFECYCLES, help="default classic")
+    p.add_argument(
+        "--profile",
+        default=None,
+        choices=PROFILES,
+        help="BBSched core semantics: paper (the paper's text, default) or cqsim (the authors' "
+        "simulator, job for job; rules: --option cqsim_rules={...})",
+    )
     add_budget_args(p)
     p.add_argument(
         "--on-invalid",
@@ -215,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
             ("priority", "priority"),
             ("backfill", "backfill"),
             ("lifecycle", "lifecycle"),
+            ("profile", "profile"),
             ("warmup_s", "warmup"),
             ("cooldown_s", "cooldown"),
         )

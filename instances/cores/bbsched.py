@@ -27,7 +27,7 @@ import csv
 import inspect
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,16 @@ from schedbench.simcore.core import (
     json_default,
     write_jobs_csv,
 )
+from schedbench.simcore.cqsim import (
+    CQSIM_BACKFILLS,
+    CQSIM_POLICIES,
+    MAX_WINDOW,
+    CqsimConfig,
+    CqsimSimulation,
+    rules_from,
+)
 from schedbench.simcore.engine import LIFECYCLES, SimOptions, Simulation
-from schedbench.simcore.errors import PolicyOptionError, SchedbenchError
+from schedbench.simcore.errors import ConfigError, PolicyOptionError, SchedbenchError
 from schedbench.simcore.metrics import (
     BREAKDOWNS,
     SIMULATION_METRICS,
@@ -87,6 +95,32 @@ def solver_use(cls: Any) -> SolverUse:
     return "required" if param.default is inspect.Parameter.empty else "optional"
 
 
+#: The semantics a scenario runs under: the paper's text (``simcore/engine.py``) or the
+#: BBSched authors' simulator (``simcore/cqsim.py``).
+PROFILES = ("paper", "cqsim")
+
+
+def _check_rules(value: Any) -> tuple[tuple[str, Any], ...]:
+    """``cqsim_rules``: a table of :class:`~simcore.cqsim.CqsimRules` fields, kept as sorted
+    pairs (a spec is hashable)."""
+    items = value.items() if isinstance(value, Mapping) else value
+    try:
+        pairs = tuple(sorted((str(k), v) for k, v in items))
+    except (TypeError, ValueError) as exc:
+        raise SpecError("cqsim_rules", "a table of rule = value", value) from exc
+    try:
+        rules_from(dict(pairs))
+    except ConfigError as exc:
+        raise _spec_error(exc) from exc
+    return pairs
+
+
+def _spec_error(exc: ConfigError) -> SpecError:
+    """A simcore option error ("key: expected what, got value") as the same spec error."""
+    key, _, rest = str(exc).partition(": ")
+    return SpecError(key, rest.removeprefix("expected "))
+
+
 class BBSchedCore(SimulationCore):
     name = "bbsched"
     summary = (
@@ -118,6 +152,18 @@ class BBSchedCore(SimulationCore):
         ),
         Key(
             "skip_bad_lines", False, "skip (and count) malformed SWF lines", flag("skip_bad_lines")
+        ),
+        Key(
+            "profile",
+            "paper",
+            "semantics: the paper's text (paper) or the authors' simulator CQSim (cqsim)",
+            choice("profile", PROFILES),
+        ),
+        Key(
+            "cqsim_rules",
+            (),
+            "rules of the cqsim profile set otherwise (a table; simcore/cqsim.py: CqsimRules)",
+            _check_rules,
         ),
     )
     record_keys = ("priority", "backfill", "lifecycle", "window")
@@ -195,16 +241,30 @@ class BBSchedCore(SimulationCore):
                 resolve_system(spec.system)
             except SchedbenchError as exc:
                 raise SpecError("system", "a preset or a machine .toml file", str(exc)) from exc
-        return CoreSpec(spec.core, workload, spec.system, spec.options)
+        checked = CoreSpec(spec.core, workload, spec.system, spec.options)
+        _check_profile(checked)
+        return checked
+
+    def check_policies(self, spec: CoreSpec, policies: Sequence[tuple[str, str | None]]) -> None:
+        super().check_policies(spec, policies)
+        if spec.get("profile") == "cqsim":
+            for name, _solver in policies:
+                _cqsim_config(spec, name)
 
     def identity(self, spec: CoreSpec) -> dict[str, Any]:
-        # skip_bad_lines changes how a trace is read, not what the scenario is
+        # skip_bad_lines changes how a trace is read, not what the scenario is; the profile
+        # keys appear only when set, so cells stored before profiles existed keep their keys
         ident = super().identity(spec)
         ident.pop("skip_bad_lines", None)
+        if ident.get("profile") == "paper":
+            del ident["profile"]
+        if not ident.get("cqsim_rules"):
+            ident.pop("cqsim_rules", None)
         return ident
 
     def describe(self, spec: CoreSpec) -> str:
-        return f"{spec.get('priority')}+{spec.get('backfill')}"
+        head = "cqsim:" if spec.get("profile") == "cqsim" else ""
+        return f"{head}{spec.get('priority')}+{spec.get('backfill')}"
 
     # -- running -------------------------------------------------------------------------------
     def load(self, spec: CoreSpec) -> Loaded:
@@ -259,7 +319,21 @@ class BBSchedCore(SimulationCore):
 
     def run(self, spec: CoreSpec, loaded: Loaded, policy: str, hooks: RunHooks) -> CoreRun:
         pol = self.build_policy(spec, policy, hooks.solver, hooks.budget)
-        sim = self.simulation(spec, loaded, pol, hooks)
+        notes = list(loaded.unit_notes)
+        sim: Simulation | CqsimSimulation
+        if spec.get("profile") == "cqsim":
+            cq = _cqsim_config(spec, policy)
+            sim = CqsimSimulation(
+                loaded.workload, loaded.system, cq, solver=hooks.solver, budget=hooks.budget
+            )
+            pol = _Described(cq.describe())
+            if hooks.solver is not None and cq.rules.selection == "enumerate":
+                notes.append(
+                    "profile cqsim: the window's subsets are enumerated as CQSim does; the "
+                    "solver ranks them only with cqsim_rules={selection='solver'}"
+                )
+        else:
+            sim = self.simulation(spec, loaded, pol, hooks)
         t0 = time.perf_counter()
         error: BaseException | None = None
         try:
@@ -292,7 +366,7 @@ class BBSchedCore(SimulationCore):
             config=config,
             extra={"breakdowns": breakdowns},
             wall_s=wall,
-            notes=list(loaded.unit_notes),
+            notes=notes,
             error=error,
         )
         self._summary(run, loaded, spec, wall)
@@ -310,7 +384,7 @@ class BBSchedCore(SimulationCore):
         workload, system = loaded.workload, loaded.system
         rejected = int(result.counters.get("rejected", 0))
         reasons = {k: int(v) for k, v in result.counters.items() if k.startswith("rejected_")}
-        takes_window = "window" in policy_options(type(pol))
+        takes_window = "window" in policy_options(type(pol)) or run_window(spec, result)
         return {
             **result.config,
             "wall_s": round(wall, 3),
@@ -388,6 +462,56 @@ class BBSchedCore(SimulationCore):
             tmp.replace(out / "schedule.swf")
             files.append("schedule.swf")
         return files
+
+
+@dataclass(frozen=True, slots=True)
+class _Described:
+    """What a run's configuration needs of a policy, for the cqsim profile (whose scheduler is
+    the simulation itself): its description."""
+
+    text: str
+
+    def describe(self) -> str:
+        return self.text
+
+
+def run_window(spec: CoreSpec, result: ScheduleResult) -> bool:
+    """Whether a cqsim run used the window (its window policy)."""
+    return spec.get("profile") == "cqsim" and "window" in str(result.config.get("policy"))
+
+
+def _check_profile(spec: CoreSpec) -> None:
+    """The keys the cqsim profile cannot honour (CQSim orders by waiting time, runs every job
+    as one block of nodes and burst buffer, and backfills; model note bbsched-cqsim-semantics
+    §4, §2, §9), as one-line errors naming the key."""
+    if spec.get("profile") != "cqsim":
+        return
+    if spec.get("priority") != "fcfs":
+        raise SpecError(
+            "priority", "fcfs under profile cqsim (CQSim's wait+2 score)", spec.get("priority")
+        )
+    if spec.get("lifecycle") != "classic":
+        raise SpecError("lifecycle", "classic under profile cqsim", spec.get("lifecycle"))
+    if spec.get("backfill") not in CQSIM_BACKFILLS:
+        raise SpecError(
+            "backfill", "easy or conservative under profile cqsim", spec.get("backfill")
+        )
+
+
+def _cqsim_config(spec: CoreSpec, policy: str) -> CqsimConfig:
+    """The cqsim profile's run of ``policy`` under ``spec``, or a one-line error naming the key."""
+    if policy not in CQSIM_POLICIES:
+        raise SpecError("policy", "naive or window under profile cqsim", policy)
+    window = spec.get("window") if policy == "window" else MAX_WINDOW
+    try:
+        return CqsimConfig(
+            policy=policy,
+            window=window,
+            backfill=spec.get("backfill"),
+            rules=rules_from(dict(spec.get("cqsim_rules") or ())),
+        )
+    except ConfigError as exc:
+        raise _spec_error(exc) from exc
 
 
 def job_table(result: ScheduleResult) -> JobTable:

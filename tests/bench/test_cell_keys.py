@@ -55,3 +55,25 @@ def test_the_cerberus_scenario_without_its_old_lifecycle_key_is_the_same_scenari
     path.write_text(SUITE.replace('lifecycle = "cerberus"\n', ""))
     cells = {c.policy: c for c in simulation_cells(load_suite(path))}
     assert cells["cerberus-fcfs"].cell_id == STORED[("cb", "cerberus-fcfs")][1]
+
+
+def test_the_profile_keys_are_in_a_scenarios_key_only_when_set(tmp_path):
+    """``profile = "paper"`` (the default) keeps the stored key; ``profile = "cqsim"`` and
+    ``cqsim_rules`` make other scenarios."""
+    keys = {}
+    for extra in (
+        'profile = "paper"\n',
+        'profile = "cqsim"\n',
+        'profile = "cqsim"\ncqsim_rules = { bb_abandon = false }\n',
+    ):
+        path = tmp_path / "s.toml"
+        text = SUITE.replace('priority = "wfp"\n', "").replace(
+            "window = 10\n", "window = 10\n" + extra, 1
+        )
+        path.write_text(text.replace('policy_options = { starvation = "legacy" }\n', "", 1))
+        cells = {(c.scenario.name, c.policy): c for c in simulation_cells(load_suite(path))}
+        keys[extra] = cells[("engine", "naive")].scenario_hash
+    assert len(set(keys.values())) == 3
+    path.write_text(SUITE.replace("window = 10\n", 'window = 10\nprofile = "paper"\n', 1))
+    cells = {(c.scenario.name, c.policy): c for c in simulation_cells(load_suite(path))}
+    assert cells[("engine", "naive")].scenario_hash == STORED[("engine", "naive")][0]

@@ -121,3 +121,30 @@ def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
     assert [(f["finding"], f["agree"]) for f in again] == [
         (f["finding"], f["agree"]) for f in found
     ]
+
+
+def test_profile_cqsim_runs_the_baseline_and_bbsched_in_the_authors_simulator(
+    tmp_path, monkeypatch, capsys
+):
+    """``--profile cqsim``: CQSim's ``-u F`` (the baseline, filed at w = 20 where comparisons
+    look for it) and ``-u M -x 10`` on S4; results and deltas, no findings table."""
+    plan = repro.plan(True, [0, 1], 4000, "cqsim")
+    assert {(t.method, t.window, t.profile) for t in plan} == {
+        ("naive", 20, "cqsim"),
+        ("bbsched", 10, "cqsim"),
+    }
+    assert len(plan) == 2 * 2 * 2
+    monkeypatch.setattr(repro, "MACHINES", {"theta": repro.MACHINES["theta"]})
+    out = tmp_path / "repro"
+    argv = ["reproduce", "bbsched", "--quick", "--profile", "cqsim", "--seeds", "0-1"]
+    assert main([*argv, "--jobs", "300", "--workers", "1", "--out", str(out)]) == 0
+    with (out / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert sorted((r["method"], r["seed"]) for r in rows) == [
+        ("bbsched", "0"),
+        ("bbsched", "1"),
+        ("naive", "0"),
+        ("naive", "1"),
+    ]
+    assert not (out / "agreement.csv").exists()
+    assert "theta-S4: node usage" in capsys.readouterr().out

@@ -230,3 +230,45 @@ def test_invalid_decision_stops_but_keeps_what_was_computed(tmp_path, capsys):
     assert (
         doc["counters"]["faults"] >= 1 and doc["counters"]["faults"] == doc["counters"]["fallbacks"]
     )
+
+
+# ------------------------------------------------------------------ the cqsim profile
+
+
+def test_profile_cqsim_reproduces_cqsims_window_schedule(tmp_path):
+    """``--profile cqsim`` runs the authors' simulator's rules (simcore/cqsim.py): CQSim's
+    ``-u M -x 10 -b 1`` schedule of the shipped W1 workload, job for job (the four
+    configurations: tests/simcore/test_cqsim_w1.py)."""
+    from tests.simcore.test_cqsim_w1 import cqsim_starts
+
+    out = tmp_path / "out"
+    argv = ["simulate", "--workload", "bbsched-w1", "--system", "theta", "--profile", "cqsim"]
+    argv += ["--policy", "window", "--solver", "dp", "--window", "10", "--backfill", "easy"]
+    assert main([*argv, "--out", str(out), "--no-progress"]) == 0
+    ref = cqsim_starts("M_b1")
+    rows = _rows(out)
+    assert len(rows) == len(ref) == 2500
+    assert all(float(r["start"]) == ref[int(i)] for i, r in rows.items())  # W1 starts at 0
+    config = json.loads((out / "metrics.json").read_text())["config"]
+    assert config["profile"] == "cqsim" and config["policy"] == "cqsim-window[w=10]+easy"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--priority", "wfp"], "--priority: expected fcfs under profile cqsim"),
+        (["--backfill", "none"], "--backfill: expected easy or conservative under profile cqsim"),
+        (["--policy", "window", "--solver", "dp"], "--window: expected an integer from 1 to 10"),
+        (
+            ["--option", "cqsim_rules={'bogus': 1}"],
+            "--option cqsim_rules.bogus: expected a rule name",
+        ),
+    ],
+)
+def test_profile_cqsim_refuses_what_cqsim_cannot_run_in_one_line(
+    swf, tmp_path, capsys, extra, message
+):
+    argv = ["simulate", "--workload", str(swf), "--profile", "cqsim", *extra]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err, err

@@ -72,6 +72,26 @@ def test_decision_ageing_forces_a_job_left_out_of_bound_decisions():
     assert r.counters["starved_forced"] >= 1
 
 
+def test_candidate_ageing_spares_a_job_that_could_not_be_chosen():
+    """L holds 6 of 10 nodes until 1000, so X (5 nodes) cannot fit; pairs of 3-node, 1 s jobs
+    arrive at 1, 3, 5 and 7, and each pair is a choice (6 > 4 free nodes) for the solver.
+    ``decision`` ages X at each of the four decisions, so it starves with bound 3;
+    ``candidate`` ages only the jobs the solver could have chosen, so X never starves."""
+    w = jobs(
+        submit=[0, 0.5, 1, 1, 3, 3, 5, 5, 7, 7],
+        runtime=[1000, 10] + [1] * 8,
+        nodes=[6, 5] + [3] * 8,
+    )
+    dp = make_solver("dp")
+    by_decision = run(w, M10, WindowPolicy(dp, window=5, starvation_bound=3))
+    by_candidate = run(w, M10, WindowPolicy(dp, window=5, starvation_bound=3, ageing="candidate"))
+    assert by_decision.counters["choice_passes_solver"] == 4
+    assert by_decision.counters["starved_heads"] > 0
+    assert by_candidate.counters["choice_passes_solver"] == 4
+    assert by_candidate.counters["starved_heads"] == 0
+    assert start_of(by_candidate, w, 2) == start_of(by_decision, w, 2) == 1000
+
+
 # -- optimising around a starved head ---------------------------------------------------------
 def around_head_workload():
     """R (6 nodes) runs until 100. S (8 nodes) arrives at 0.5 and cannot fit before 100. At 1.5
