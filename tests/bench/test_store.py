@@ -417,7 +417,10 @@ def test_sigkill_at_a_random_moment_keeps_every_committed_row(tmp_path: Path) ->
         time.sleep(0.003)  # land somewhere inside a later add
     finally:
         child.kill()  # SIGKILL
-        out, _ = child.communicate(timeout=30)
+        # read through the text wrapper: readline() may already hold later lines in its buffer,
+        # which communicate() (reading the raw pipes) would never see
+        out = child.stdout.read() if child.stdout else ""
+        child.communicate(timeout=30)
     assert child.returncode == -signal.SIGKILL
     reported = max([seen, *map(int, out.split())])
     # Every add that returned (and printed) is stored; at most one more committed unprinted.
