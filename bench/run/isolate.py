@@ -224,10 +224,10 @@ class IsolatedSolver:
         """The child's answer to ``problem`` (not yet checked: ``timed_solve`` does that), or a
         ``timeout`` / ``error`` decision with the reason."""
         kind = kind_of(problem)
+        start = time.perf_counter()  # restarted once the child holds the problem
 
-        def failed(
-            reason: str, status: Status = Status.ERROR, latency: float = float("nan")
-        ) -> Any:
+        def failed(reason: str, status: Status = Status.ERROR) -> Any:
+            latency = time.perf_counter() - start
             return kind.error_decision(reason, solver=self.id, status=status, latency_s=latency)
 
         if self._proc is None:
@@ -248,15 +248,16 @@ class IsolatedSolver:
             start = time.perf_counter()
             limit = budget.deadline_s + self.grace_s
             if not self._conn.poll(limit):
-                latency = time.perf_counter() - start
-                self._kill()
                 reason = f"killed at deadline + grace ({limit:g} s), with what it started"
-                return failed(reason, Status.TIMEOUT, latency)
+                decision = failed(reason, Status.TIMEOUT)
+                self._kill()
+                return decision
             what, payload = self._conn.recv()
         except (EOFError, OSError):  # the child died (segfault, os._exit, out of memory)
-            return failed(self._died())
+            decision = failed("")
+            return dataclasses.replace(decision, notes=(self._died(),))
         if what == "error":
-            return failed(str(payload), latency=time.perf_counter() - start)
+            return failed(str(payload))
         try:
             return kind.decision_type(**payload)
         except Exception as exc:  # an answer the kind's type refuses
