@@ -260,3 +260,37 @@ def test_suite_isolate_contains(suite_isolated, name):
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_suite_on_dask_contains(suite_dask, name):
     _check(suite_dask[0][name], name, suite_dask[1])
+
+
+# --------------------------------------------------------------------------- memory limits
+@pytest.mark.parametrize(
+    "text, expected",
+    [("8G", 8 << 30), ("512M", 512 << 20), ("off", None), (str(1 << 30), 1 << 30)],
+)
+def test_memory_limits_read_as_sizes(text, expected):
+    from schedbench.bench.run.supervisor import memory_limit
+
+    assert memory_limit(text) == expected
+
+
+def test_the_default_memory_limit_is_half_the_machine(monkeypatch):
+    from schedbench.bench.run.supervisor import machine_memory, memory_limit
+
+    monkeypatch.delenv("SCHEDBENCH_MEMORY_LIMIT", raising=False)
+    ram = machine_memory()
+    assert memory_limit() == (None if ram is None else ram // 2)
+    assert memory_limit("25%") == (None if ram is None else int(ram * 0.25))
+
+
+@pytest.mark.parametrize("text", ["lots", "-1G", "150%", "1M"])
+def test_a_bad_memory_limit_is_one_line_naming_it(text):
+    from schedbench.bench.run.supervisor import MemoryLimitError, memory_limit
+
+    with pytest.raises(MemoryLimitError, match="memory limit"):
+        memory_limit(text)
+
+
+def test_simulate_refuses_a_bad_memory_limit_before_reading_anything(capsys):
+    code = main(["simulate", "--workload", "/nonexistent.swf", "--memory-limit", "lots"])
+    assert code == 2
+    assert "memory limit 'lots'" in capsys.readouterr().err
