@@ -72,22 +72,31 @@ def set_call_watch(watch: Callable[[float | None], None] | None) -> None:
 
 
 def private_copy(problem: Any) -> Any:
-    """A deep copy of ``problem`` for a solver to work on, its arrays read-only again: a solver
+    """A copy of ``problem`` for a solver to work on, its arrays copied and read-only: a solver
     that changes the problem it was handed (writable again, or rebuilt through
     ``object.__setattr__``) changes its own copy, never the problem the core checks the answer
-    against (docs/design.md#the-core-checks-every-answer)."""
-    own = copy.deepcopy(problem)
-    for name in _field_names(type(own)):
-        value = getattr(own, name, None)
+    against (docs/design.md#the-core-checks-every-answer). Arrays are copied as arrays, other
+    mutable fields deeply, immutable ones shared (tens of microseconds for a window of 20
+    jobs); a problem type that is not a dataclass is copied deeply."""
+    cls = type(problem)
+    if not dataclasses.is_dataclass(cls):
+        return copy.deepcopy(problem)
+    own = object.__new__(cls)
+    for f in dataclasses.fields(cls):
+        value = getattr(problem, f.name)
         if isinstance(value, np.ndarray):
+            value = value.copy()
             value.setflags(write=False)
+        elif not _immutable(value):
+            value = copy.deepcopy(value)
+        object.__setattr__(own, f.name, value)
     return own
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
-    if dataclasses.is_dataclass(cls):
-        return tuple(f.name for f in dataclasses.fields(cls))
-    return tuple(getattr(cls, "__slots__", ()))
+def _immutable(value: Any) -> bool:
+    if isinstance(value, (int, float, str, bytes, type(None))):
+        return True
+    return isinstance(value, (tuple, frozenset)) and all(_immutable(v) for v in value)
 
 
 def solve_here(
