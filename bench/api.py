@@ -240,7 +240,9 @@ def simulate(
     ``params``) decides for a policy that decides with one; ``options`` are the core's spec keys
     (``window``, ``priority``, ``mode``, ...); ``policy_options`` go to the policies. With
     ``out`` the core writes its files there (``jobs.csv`` in the common schema, ``metrics.json``,
-    its own) and a policy that decides logs its decisions to ``decisions.jsonl``::
+    its own) and a policy that decides logs its decisions to ``decisions.jsonl``. The solver is
+    asked in this process under a soft deadline, or with ``isolate`` in a child process killed
+    and replaced at budget + grace, under a memory cap (``memory_limit``; see :func:`solve`)::
 
         >>> from schedbench.bench.api import simulate
         >>> s = simulate("lublin:jobs=200,nodes=64,seed=1", system="theta", policy="naive")
@@ -415,8 +417,9 @@ def run_suite(
     max_window: int | None = None,
 ) -> Any:
     """Run a suite file (or a shipped suite by name) into ``store`` (default
-    ``results/<suite>.sqlite``): every cell is stored as it finishes. Returns the run's
-    summary (cells run, errors, store path, warnings)::
+    ``results/<suite>.sqlite``): every cell is stored as it finishes; ``memory_limit`` caps
+    every solver process of the run (see :func:`solve`). Returns the run's summary (cells run,
+    errors, store path, warnings)::
 
         >>> from schedbench.bench.api import run_suite
         >>> summary = run_suite("my-suite.toml", store="results/my.sqlite")  # doctest: +SKIP
