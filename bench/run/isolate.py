@@ -170,7 +170,13 @@ class IsolatedSolver:
         self._proc = ctx.Process(
             target=_isolated_child, args=(self.spec, self.memory_bytes, send), daemon=False
         )
-        self._proc.start()
+        try:
+            self._proc.start()
+        except (AssertionError, OSError) as exc:  # a daemonic caller, no processes left
+            self._proc = None
+            recv.close()
+            send.close()
+            return f"could not start an isolated solver process ({type(exc).__name__}: {exc})"
         send.close()
         self._conn = recv
         self.starts += 1

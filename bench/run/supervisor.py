@@ -19,7 +19,13 @@ leaves the workers running. Solvers are untrusted code
 * replaces a dead or killed worker and goes on with the remaining items;
 * ties the workers' lives to the parent: ``PR_SET_PDEATHSIG`` (Linux) kills a worker when the
   parent dies, even by ``kill -9``, a worker whose pipe closes exits, and the parent kills its
-  live workers when it exits normally.
+  live workers when it exits normally;
+* kills whatever a worker's solver started with it: each worker leads a process group of its
+  own, adopts its orphaned descendants and has a watchman that kills its group when the parent
+  dies (:func:`contain_this_process`); a worker is killed with its group and every descendant
+  (:func:`kill_tree`);
+* caps each worker's memory (``RLIMIT_AS``, :func:`memory_limit`): an allocation past it fails
+  in the solver and is that item's failure, not the machine's.
 
 Workers are not daemonic: a daemonic process may not start children, and the MIP backends run
 CBC/HiGHS in a child process (solvers/mip.py) and ``--isolate`` runs every solve in one, so
