@@ -49,6 +49,8 @@ def solve(
     params: Mapping[str, Any] | None = None,
     budget: float = DEFAULT_DEADLINE_S,
     seed: int = 0,
+    isolate: bool = False,
+    memory_limit: str | None = None,
 ) -> Any:
     """Solve one decision problem (a problem object, a ``PROBLEM.json`` path, or its dict) with
     the solver registered as ``solver`` (or ``module:Class``) and ``params``; the decision, as
@@ -59,20 +61,57 @@ def solve(
         ...            "objectives": [[4, 6, 5]]}, "dp")
         >>> d.status.value, d.selected
         ('optimal', (0, 1))
+
+    With ``isolate`` (what ``schedbench solve`` does unless told ``--no-isolate``) the solver
+    runs in a child process killed, with everything it started, at budget + grace (a hang is
+    ``timeout``, a crash ``error``), under a memory cap (``memory_limit``: ``8G``, ``50%``,
+    ``off``; default half the machine's RAM). Otherwise it runs here under a soft deadline
+    (``bench/run/isolate.py``: a Python-level hang is stopped, a crash is not contained).
     """
     from schedbench.instances.problem_files import load_problem
     from schedbench.simcore.kinds.base import get_kind
-    from schedbench.simcore.solver import timed_solve, warm_up
-    from schedbench.solvers.registry import make_solver
+    from schedbench.simcore.solver import timed_solve
 
     b = Budget(deadline_s=budget, seed=seed)
-    built = make_solver(solver, params)
+    contained = _contained(solver, params, isolate=isolate, memory_limit=memory_limit)
     if isinstance(problem, (str, Path)):
         problem = load_problem(problem)
     elif isinstance(problem, Mapping):
         problem = get_kind(str(problem.get("kind", "selection"))).problem_from_dict(problem)
+    try:
+        return timed_solve(contained, problem, b)
+    finally:
+        close = getattr(contained, "close", None)
+        if close is not None:
+            close()
+
+
+def _contained(
+    solver: str,
+    params: Mapping[str, Any] | None,
+    *,
+    isolate: bool,
+    memory_limit: str | None = None,
+    built: Any = None,
+) -> Any:
+    """``solver`` with ``params`` as a contained solver: in a child process with a hard
+    deadline and a memory cap (``isolate``), or in this process, warm, under a soft deadline
+    (docs/design.md#trust-boundaries-and-bounded-work)."""
+    from schedbench.bench.run.isolate import IsolatedSolver, SoftDeadlineSolver
+    from schedbench.bench.run.supervisor import memory_limit as parse_memory
+    from schedbench.bench.suite.schema import SolverSpec
+    from schedbench.simcore.solver import warm_up
+    from schedbench.solvers.registry import make_solver, solver_kinds
+
+    memory = parse_memory(memory_limit)  # checked in both modes: a bad value is an error
+    if built is None:
+        built = make_solver(solver, params)
+    if isolate:
+        items = tuple(sorted(dict(params or {}).items()))
+        spec = SolverSpec(solver, items, built.id, kinds=solver_kinds(built))
+        return IsolatedSolver(spec, inner=built, memory_bytes=memory)
     warm_up(built)
-    return timed_solve(built, problem, b)
+    return SoftDeadlineSolver(built)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,6 +144,12 @@ class Plan:
     policy: str
     solver: Any
     budget: Budget
+    #: How each solver call is contained (:func:`simulate`): its name and parameters, whether
+    #: it runs in an isolated child process, and that child's memory cap.
+    solver_name: str | None = None
+    params: Mapping[str, Any] | None = None
+    isolate: bool = False
+    memory_limit: str | None = None
 
 
 def plan_simulation(
@@ -120,13 +165,16 @@ def plan_simulation(
     budget: float = DEFAULT_DEADLINE_S,
     seed: int = 0,
     record: bool = False,
+    isolate: bool = False,
+    memory_limit: str | None = None,
 ) -> Plan:
     """Every argument of :func:`simulate` checked, nothing read: the budget, the core and its
     policy, the solver (built, of the core's kind), the spec. Raises one-line errors."""
-    from schedbench.simcore.solver import warm_up
+    from schedbench.bench.run.supervisor import memory_limit as parse_memory
     from schedbench.solvers.registry import make_solver, solver_kinds
 
     b = Budget(deadline_s=budget, seed=seed)
+    parse_memory(memory_limit)  # a bad value fails here, before anything is read
     if policy is None:
         found = get_core(core or DEFAULT_CORE)
         policy = found.default_policy(solver is not None)
@@ -164,8 +212,7 @@ def plan_simulation(
                 f"--solver {solver}: core {found.name!r} poses {found.kind} problems; "
                 f"{solver} answers {', '.join(solver_kinds(built))}"
             )
-        warm_up(built)
-    return Plan(found, spec, policy, built, b)
+    return Plan(found, spec, policy, built, b, solver, params, isolate, memory_limit)
 
 
 def simulate(
@@ -185,13 +232,17 @@ def simulate(
     on_invalid: str = "raise",
     progress: Callable[[int, int], None] | None = None,
     provenance: Mapping[str, Any] | None = None,
+    isolate: bool = False,
+    memory_limit: str | None = None,
 ) -> Simulated:
     """Simulate ``workload`` under ``policy`` on the core the policy belongs to (``core`` names
     it when two cores share a policy name, or when no policy is given). ``solver`` (with
     ``params``) decides for a policy that decides with one; ``options`` are the core's spec keys
     (``window``, ``priority``, ``mode``, ...); ``policy_options`` go to the policies. With
     ``out`` the core writes its files there (``jobs.csv`` in the common schema, ``metrics.json``,
-    its own) and a policy that decides logs its decisions to ``decisions.jsonl``::
+    its own) and a policy that decides logs its decisions to ``decisions.jsonl``. The solver is
+    asked in this process under a soft deadline, or with ``isolate`` in a child process killed
+    and replaced at budget + grace, under a memory cap (``memory_limit``; see :func:`solve`)::
 
         >>> from schedbench.bench.api import simulate
         >>> s = simulate("lublin:jobs=200,nodes=64,seed=1", system="theta", policy="naive")
@@ -212,6 +263,8 @@ def simulate(
         budget=budget,
         seed=seed,
         record=record_decisions is not None,
+        isolate=isolate,
+        memory_limit=memory_limit,
     )
     return run_plan(
         plan,
@@ -234,7 +287,6 @@ def run_plan(
 ) -> Simulated:
     """Load, run and (with ``out``) write a checked :class:`Plan` (:func:`simulate`)."""
     from schedbench.simcore.recording import DecisionRecorder
-    from schedbench.solvers.registry import warm_solver_by_id
 
     core, spec = plan.core, plan.spec
     loaded = core.load(spec)
@@ -243,10 +295,11 @@ def run_plan(
         recorder = DecisionRecorder(record_decisions, workload=spec.workload, system=spec.system)
     folder = Path(out) if out is not None else None
     log = _DecisionLog(folder / "decisions.jsonl") if folder and plan.solver is not None else None
+    solvers = _SimulationSolvers(plan)
     hooks = RunHooks(
         budget=plan.budget,
-        solver=plan.solver,
-        solvers=warm_solver_by_id,
+        solver=solvers.main(),
+        solvers=solvers.by_id,
         progress=progress,
         decision_log=log,
         record=recorder,
@@ -255,10 +308,13 @@ def run_plan(
     try:
         run = core.run(spec, loaded, plan.policy, hooks)
     finally:
+        solvers.close()
         if log is not None:
             log.close()
         if recorder is not None:
             recorder.close()
+    if solvers.isolated:
+        run.config["isolated_children_started"] = solvers.starts()
     done = Simulated(core, spec, plan.policy, run, recorded=recorder.count if recorder else None)
     if recorder is not None:
         run.config["recorded_decisions"] = recorder.count
@@ -272,6 +328,53 @@ def run_plan(
             done.files.append(log.path.name)
         done.out = folder
     return done
+
+
+class _SimulationSolvers:
+    """The contained solvers of one simulation (:func:`_contained`): the plan's solver and those
+    a core asks for by id, each built (and, isolated, given its child) once, all closed at the
+    end."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.isolated = plan.isolate
+        self._by_id: dict[str, Any] = {}
+        self._main: Any = None
+
+    def main(self) -> Any:
+        plan = self.plan
+        if plan.solver is None or plan.solver_name is None:
+            return plan.solver
+        self._main = _contained(
+            plan.solver_name,
+            plan.params,
+            isolate=plan.isolate,
+            memory_limit=plan.memory_limit,
+            built=plan.solver,
+        )
+        return self._main
+
+    def by_id(self, ident: str) -> Any:
+        from schedbench.solvers.registry import parse_solver_id
+
+        if ident not in self._by_id:
+            name, params = parse_solver_id(ident)
+            self._by_id[ident] = _contained(
+                name, params, isolate=self.plan.isolate, memory_limit=self.plan.memory_limit
+            )
+        return self._by_id[ident]
+
+    def _all(self) -> list[Any]:
+        return [s for s in (self._main, *self._by_id.values()) if s is not None]
+
+    def starts(self) -> int:
+        return sum(getattr(s, "starts", 0) for s in self._all())
+
+    def close(self) -> None:
+        for solver in self._all():
+            close = getattr(solver, "close", None)
+            if close is not None:
+                close()
 
 
 class _DecisionLog:
@@ -307,14 +410,16 @@ def run_suite(
     resume: bool = False,
     force: bool = False,
     isolate: bool = False,
+    memory_limit: str | None = None,
     only: str | None = None,
     show_progress: bool = False,
     max_cells: int | None = None,
     max_window: int | None = None,
 ) -> Any:
     """Run a suite file (or a shipped suite by name) into ``store`` (default
-    ``results/<suite>.sqlite``): every cell is stored as it finishes. Returns the run's
-    summary (cells run, errors, store path, warnings)::
+    ``results/<suite>.sqlite``): every cell is stored as it finishes; ``memory_limit`` caps
+    every solver process of the run (see :func:`solve`). Returns the run's summary (cells run,
+    errors, store path, warnings)::
 
         >>> from schedbench.bench.api import run_suite
         >>> summary = run_suite("my-suite.toml", store="results/my.sqlite")  # doctest: +SKIP
@@ -339,6 +444,7 @@ def run_suite(
         resume=resume,
         force=force,
         isolate=isolate,
+        memory_limit=memory_limit,
         show_progress=show_progress,
         only_kind=only,
     )

@@ -98,6 +98,7 @@ are documented there) that compose with any start rule: ``NaivePolicy(backfill="
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator, Iterator, Sequence
 from typing import Any
 from weakref import ReferenceType, ref
@@ -513,7 +514,10 @@ class WindowPolicy(BasePolicy):
         except Exception as exc:  # a plug-in solver crashed: same handling as an invalid answer
             fault = f"solver raised {type(exc).__name__}: {exc}"
         if decision is not None:
-            yield DecisionLatency(decision.latency_s)
+            if math.isfinite(decision.latency_s):  # a call that never ran has none
+                yield DecisionLatency(decision.latency_s)
+            if decision.status == Status.TIMEOUT:  # stopped at its deadline + grace, or late
+                yield Count("decision_timeouts")
         if fault is None:
             # The core's own check, job by job, in the order they will be started.
             free = list(view.free)
@@ -636,6 +640,11 @@ class WindowPolicy(BasePolicy):
             "free": free,
             "fault": fault,
         }
+        if decision is not None and (
+            decision.status in (Status.TIMEOUT, Status.ERROR) or "claimed_status" in decision.stats
+        ):
+            # why: killed, stopped, raised, rejected, or a claim the core did not believe
+            entry["notes"] = list(decision.notes)
         if reservation is not None:  # optimised around a starved head's reservation
             entry["starved_head"] = ids(reservation[0])
             entry["free_at_head"] = list(reservation[2])

@@ -55,6 +55,9 @@ from schedbench.simcore.kinds.reservation import (
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers.base import ParamSolver, param
 
+#: Variables from which CP-SAT runs without presolve's dual reductions (see ``_place``).
+_LARGE_MODEL = 20_000
+
 
 def _gaps(
     intervals: list[tuple[int, int]], now: int, lo: int, hi: int, duration: int
@@ -145,7 +148,10 @@ class ReservationCPSATSolver(ParamSolver):
                 start=start,
                 pe_set=pes,
                 objectives=(1.0,),
-                notes=("CP-SAT found no placement in time; FirstFit's placement",),
+                notes=(
+                    "CP-SAT found no placement in time (or its model could not be built in "
+                    "time); FirstFit's placement",
+                ),
                 solver=self.id,
             )
         status, start, pes, stats = answer
@@ -188,15 +194,22 @@ class ReservationCPSATSolver(ParamSolver):
         use: dict[tuple[int, int], Any] = {}
         unit: dict[tuple[int, int], int] = {}
         for n, (pes, gs, ge) in enumerate(slots):
+            if time.perf_counter() >= stop_at:  # |slots| x |starts| pairs: bounded by the clock
+                return None
             for t, z in at.items():
                 if gs <= t and (ge is None or t + du <= ge):
                     k = model.new_int_var(0, len(pes), f"k{n}_{t}")  # PEs of slot n, start t
                     model.add(k <= len(pes) * z)
                     use[n, t] = k
                     unit[n, t] = (ge - gs - du) if ge is not None else t - gs
-        model.add(sum(use.values()) == problem.n_pe)
-        cost = sum(unit[key] * k for key, k in use.items())
-        start = sum(t * z for t, z in at.items())
+        keys = list(use)
+        model.add(cp_model.LinearExpr.sum([use[key] for key in keys]) == problem.n_pe)
+        cost = cp_model.LinearExpr.weighted_sum(
+            [use[key] for key in keys], [unit[key] for key in keys]
+        )
+        start = cp_model.LinearExpr.weighted_sum(list(at.values()), list(at))
+        if time.perf_counter() >= stop_at:
+            return None
         if hint is not None:
             for t, z in at.items():
                 model.add_hint(z, t == hint[1])
@@ -213,6 +226,9 @@ class ReservationCPSATSolver(ParamSolver):
             solver.parameters.num_workers = self.workers
             solver.parameters.random_seed = budget.seed
             solver.parameters.max_time_in_seconds = remaining
+            if len(use) >= _LARGE_MODEL:
+                # Presolve's dual reductions do not look at the time limit on large models.
+                solver.parameters.keep_all_feasible_solutions_in_presolve = True
             status = solver.solve(model)
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return None

@@ -22,6 +22,19 @@ def add_budget_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers (default 0)")
 
 
+def add_memory_arg(p: argparse.ArgumentParser) -> None:
+    """``--memory-limit SIZE``: the memory cap of each contained solver process."""
+    p.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="memory cap of each solver process (its address space): a size such as 8G or "
+        "512M, a share of the machine's RAM such as 50%%, or off (default: "
+        "$SCHEDBENCH_MEMORY_LIMIT, else 50%%); an allocation past it fails and the decision "
+        "is recorded as error",
+    )
+
+
 def add_set_args(p: argparse.ArgumentParser, what: str = "solver") -> None:
     """``--set KEY=VALUE`` (repeatable) into ``args.params``."""
     p.add_argument(

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench.cli._common import add_memory_arg
+
 
 def add_parser(sub: Any) -> None:
     r = sub.add_parser("run", help="expand and run a benchmark suite (TOML); store every cell")
@@ -53,6 +55,7 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="every solve in a child process killed at deadline + grace",
     )
+    add_memory_arg(r)
     r.add_argument(
         "--only",
         choices=("decision", "simulation"),
@@ -106,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         resume=args.resume,
         force=args.force,
         isolate=args.isolate,
+        memory_limit=args.memory_limit,
         only=args.only,
         show_progress=not args.no_progress,
         max_cells=args.max_cells,

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench import api
-from schedbench.bench.cli._common import add_budget_args, add_set_args
+from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
 from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_metrics
 from schedbench.instances.cores.bbsched import PROFILES
@@ -155,6 +155,14 @@ def add_parser(sub: Any) -> None:
     )
     add_budget_args(p)
     p.add_argument(
+        "--isolate",
+        action="store_true",
+        help="ask the solver in a child process, killed (and replaced) at budget + grace, under "
+        "a memory cap: a hang, crash or exit is that decision's timeout or error; default: in "
+        "this process under a soft deadline",
+    )
+    add_memory_arg(p)
+    p.add_argument(
         "--on-invalid",
         default="raise",
         choices=("raise", "fallback"),
@@ -247,6 +255,8 @@ def run(args: argparse.Namespace) -> int:
             budget=args.budget,
             seed=args.seed,
             record=bool(args.record_decisions),
+            isolate=args.isolate,
+            memory_limit=args.memory_limit,
         )
     except SpecError as exc:
         return _fail(_spec_message(exc, args.policy))

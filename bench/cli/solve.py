@@ -2,7 +2,12 @@
 decision as JSON on stdout (the contract of docs/reference/cli.md: ``status``, ``selected``,
 ``objectives``, ``pareto``, ``latency_s``, ``solver`` for selection problems; each kind's own answer
 fields otherwise, e.g. ``node`` and ``start`` for placement). Exit 1 when the solver answered
-``error``."""
+``error``.
+
+The solver runs in a child process (``bench/run/isolate.py``): killed, with everything it
+started, at budget + grace (then ``timeout``), under a memory cap (``--memory-limit``), its
+answer checked here against the problem read from the file; a crash or an exit is an ``error``
+with the reason. ``--no-isolate`` solves in this process, under a soft deadline only."""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ import json
 from typing import Any
 
 from schedbench.bench import api
-from schedbench.bench.cli._common import add_budget_args, add_set_args
+from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
 from schedbench.simcore.problem import Status
 from schedbench.solvers import registry
 
@@ -26,6 +31,14 @@ def add_parser(sub: Any) -> None:
     )
     add_budget_args(s)
     add_set_args(s)
+    s.add_argument(
+        "--no-isolate",
+        dest="isolate",
+        action="store_false",
+        help="solve in this process (soft deadline, no memory cap) instead of in a child process "
+        "killed at budget + grace",
+    )
+    add_memory_arg(s)
     s.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
 
 
@@ -36,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         params=registry.parse_assignments(args.params),
         budget=args.budget,
         seed=args.seed,
+        isolate=args.isolate,
+        memory_limit=args.memory_limit,
     )
     print(json.dumps(decision.to_dict(), indent=args.indent, allow_nan=False))
     return 1 if decision.status == Status.ERROR else 0

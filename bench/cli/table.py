@@ -17,6 +17,7 @@ from typing import Any
 
 from schedbench.bench.cli._common import add_budget_args
 from schedbench.bench.report.terminal import WIDTH, listing
+from schedbench.bench.run.isolate import SoftDeadlineSolver
 from schedbench.instances.problem_files import load_problem
 from schedbench.simcore import fdcapture
 from schedbench.simcore.kinds.base import ProblemKind, kind_of
@@ -73,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
             if not ok:
                 results.append((solver, None, reason))
                 continue
-            results.append((solver, timed_solve(solver, problem, budget), ""))
+            # In-process under a soft deadline (bench/run/isolate.py): a solver looping past
+            # budget + grace is stopped, one that raises is that row's error.
+            results.append((solver, timed_solve(SoftDeadlineSolver(solver), problem, budget), ""))
         reference = next(
             (d for _s, d, _r in results if d is not None and d.status == Status.OPTIMAL), None
         )

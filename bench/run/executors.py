@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from schedbench.bench.run import isolate
 from schedbench.bench.run.cells import execute, failed_record
-from schedbench.bench.run.supervisor import Failure, SupervisedPool
+from schedbench.bench.run.supervisor import Failure, SupervisedPool, memory_limit
 from schedbench.bench.store.records import CellRecord
 from schedbench.simcore.errors import SchedbenchError
 
@@ -38,7 +38,8 @@ def _startup_limit(payload: dict[str, Any]) -> float | None:
 
 class LocalExecutor:
     """Cells on a supervised pool of spawned worker processes (``run/supervisor.py``): every
-    solver call has a hard deadline (budget + ``GRACE_S``), a worker that hangs, exits, crashes or
+    solver call has a hard deadline (budget + ``GRACE_S``) and a memory cap
+    (``supervisor.memory_limit``), a worker that hangs, exits, crashes or
     is interrupted is killed and replaced, and its cell is stored with the reason; the run goes
     on. Workers die with the runner."""
 
@@ -49,7 +50,13 @@ class LocalExecutor:
         self.grace_s = isolate.GRACE_S if grace_s is None else grace_s
 
     def run(self, payloads: list[dict[str, Any]], on_result: Callable[[CellRecord], None]) -> None:
-        pool = SupervisedPool(execute, self.workers, grace_s=self.grace_s, startup_s=_startup_limit)
+        pool = SupervisedPool(
+            execute,
+            self.workers,
+            grace_s=self.grace_s,
+            startup_s=_startup_limit,
+            memory_bytes=memory_limit(),
+        )
         pool.run(
             payloads,
             lambda _p, record: on_result(record),
@@ -68,7 +75,13 @@ def _execute_supervised(payload: dict[str, Any]) -> CellRecord:
     if mp.current_process().daemon:
         return execute(payload)
     if _SUPERVISED is None:
-        _SUPERVISED = SupervisedPool(execute, 1, grace_s=isolate.GRACE_S, startup_s=_startup_limit)
+        _SUPERVISED = SupervisedPool(
+            execute,
+            1,
+            grace_s=isolate.GRACE_S,
+            startup_s=_startup_limit,
+            memory_bytes=memory_limit(),
+        )
     out: list[CellRecord] = []
     _SUPERVISED.run(
         [payload],

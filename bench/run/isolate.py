@@ -1,167 +1,375 @@
-"""Solve in a child process killed at deadline + grace: for untrusted plug-ins and for latency
-measured without the runner in the same process
-(docs/design.md#quality-and-latency-of-a-decision).
+"""Solve in a child process killed at deadline + grace: for untrusted plug-ins, for latency
+measured without the runner in the same process, and for the hard deadline of ``schedbench
+solve`` and ``simulate --isolate`` (docs/design.md#trust-boundaries-and-bounded-work).
 
-The child is not daemonic, so that a solver may start processes of its own (the MIP backends run
-CBC and HiGHS in a worker process, solvers/mip.py; a daemonic process may not start children).
-Instead it is tied to the caller another way: it leads a process group of its own, which the
-caller kills as a whole at deadline + grace, after the answer (once the child has had a moment
-to exit cleanly and stop what it started) and when the caller is interrupted. When the caller
-dies outright (SIGKILL), Linux kills the child (``PR_SET_PDEATHSIG``) and a watchman process in
-the child's group kills the rest of the group. A solver's own worker that leads a group of its
-own (the MIP worker) watches its parent and exits with it.
+:class:`IsolatedSolver` is a solver that answers through such a child. The child builds and
+warms up the solver once, then answers one problem after another (a simulation asks it many
+times); it is replaced only when it had to be killed. Each call:
+
+* sends the problem (its kind's JSON form, so any registered kind travels); the child rebuilds
+  it, says so, and the deadline clock starts: the solver has ``deadline + grace`` seconds;
+* past that, or when the child dies (segfault, ``os._exit``, out of memory), the child and
+  everything it started is killed (``supervisor.kill_tree``) and the call is answered
+  ``timeout`` or ``error`` with the reason; a solver that raises anything (``SystemExit`` and
+  ``KeyboardInterrupt`` included) is answered ``error`` and the child goes on;
+* the answer is checked again here, against the problem this process posed
+  (``simcore.solver.timed_solve``): nothing the child says is taken on trust.
+
+The child runs under a memory cap (``RLIMIT_AS``, ``supervisor.memory_limit``: by default half
+of the machine's RAM), writes nothing on our stdout, and is not daemonic, so that a solver may
+start processes of its own (the MIP backends run CBC and HiGHS in a worker process,
+solvers/mip.py). It is tied to the caller instead (``supervisor.contain_this_process``): it
+leads a process group of its own and adopts its orphaned descendants, the caller kills all of it
+at deadline + grace, when the caller is interrupted and when the solver is closed, and when the
+caller dies outright (SIGKILL) Linux kills the child (``PR_SET_PDEATHSIG``) and a watchman in the
+child's group kills the rest of the group. A solver's own worker that leads a group of its own
+(the MIP worker) watches its parent and exits with it.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import multiprocessing as mp
-import os
 import signal
-import subprocess
-import sys
+import threading
 import time
+import weakref
+from collections.abc import Iterator
+from functools import partial
 from multiprocessing.connection import wait
 from typing import Any
 
-from schedbench.bench.run.supervisor import die_with_parent, exit_reason
+from schedbench.bench.run.supervisor import (
+    contain_this_process,
+    exit_reason,
+    kill_tree,
+    limit_memory,
+    memory_limit,
+)
 from schedbench.bench.suite.schema import SolverSpec
 from schedbench.simcore.fdcapture import stdout_to_stderr
 from schedbench.simcore.kinds.base import get_kind, kind_of, kind_ref
 from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.solver import GRACE_S, timed_solve, warm_up
+from schedbench.simcore.solver import GRACE_S, solve_here, timed_solve, warm_up
 from schedbench.solvers.registry import make_solver
 
-__all__ = ["EXIT_WAIT_S", "GRACE_S", "ISOLATION_STARTUP_S", "solve_isolated"]
-#: Time a spawned isolation child may take to import and warm up before its clock starts.
+__all__ = [
+    "EXIT_WAIT_S",
+    "GRACE_S",
+    "ISOLATION_STARTUP_S",
+    "IsolatedSolver",
+    "SoftDeadlineSolver",
+    "solve_isolated",
+]
+#: Time a spawned isolation child may take to import and warm up before its clock starts, and
+#: to rebuild a problem it was sent.
 ISOLATION_STARTUP_S = 120.0
-#: Time a child that has answered gets to exit by itself (stopping the processes it started)
-#: before its process group is killed.
+#: Time a child that was told to stop gets to exit by itself (stopping the processes it
+#: started) before everything it leads is killed.
 EXIT_WAIT_S = 5.0
 
 
-def _isolated_child(
-    spec: SolverSpec, kind: tuple[str, str], problem: dict, budget: tuple[float, int], conn: Any
-) -> None:
-    if hasattr(os, "setpgrp"):
-        os.setpgrp()  # a group of its own: killed as a whole, with anything the solver started
-        _start_watchman()
-    die_with_parent()
+def _isolated_child(spec: SolverSpec, memory_bytes: int | None, conn: Any) -> None:
+    contain_this_process()
+    limit_memory(memory_bytes)
     stdout_to_stderr()  # the parent's stdout is not ours to write on (simcore/fdcapture.py)
     try:
         solver = make_solver(spec.name, dict(spec.params))
         warm_up(solver)
         conn.send(("ready", None))
-        pk = get_kind(*kind)
-        decision = timed_solve(solver, pk.problem_from_dict(problem), Budget(*budget))
-        conn.send(("done", pk.decision_to_dict(decision)))
     except BaseException as exc:
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
         conn.close()
-
-
-#: The watchman: waits until the caller's end of multiprocessing's parent sentinel closes (the
-#: caller is gone), then SIGKILLs its process group, which is the isolation child's.
-_WATCHMAN = "import os, select, signal; select.select([{fd}], [], []); os.killpg(0, signal.SIGKILL)"
-
-
-def _start_watchman() -> None:
-    """Start, in this (new) process group, a tiny process that kills the whole group when the
-    caller dies, however it dies: ``PR_SET_PDEATHSIG`` ends this process only, and what the
-    solver started would outlive it. A separate process, because a solver's compiled kernel may
-    hold this one's interpreter for seconds; it holds only the sentinel, so it keeps none of our
-    pipes open, and the caller's group kill ends it with the rest."""
-    parent = mp.parent_process()
-    if parent is None:
         return
-    fd = parent.sentinel
-    subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", _WATCHMAN.format(fd=fd)],
-        pass_fds=[fd],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return  # the caller is gone
+        if request is None:
+            break
+        name, ref, problem, budget = request
+        try:
+            pk = get_kind(name, ref)
+            built = pk.problem_from_dict(problem)
+            conn.send(("started", None))
+            decision = solve_here(solver, built, Budget(*budget))
+            # Field by field, not the JSON form: a NaN claim must reach the caller's check.
+            fields = {f.name: getattr(decision, f.name) for f in dataclasses.fields(decision)}
+            message: tuple[str, Any] = ("done", {**fields, "stats": dict(decision.stats)})
+        except BaseException as exc:  # the call failed, the child goes on
+            message = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(message)
+        except (BrokenPipeError, OSError):
+            return
+    conn.close()
+
+
+#: Live isolated solvers, closed at exit.
+_OPEN: weakref.WeakSet[IsolatedSolver] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for solver in list(_OPEN):
+        solver.close()
+
+
+class IsolatedSolver:
+    """A solver that answers through a contained child process (module docstring).
+
+    ``spec`` names the solver and its parameters; ``inner`` is the same solver built in this
+    process (its ``name``, ``id``, ``kinds`` and ``supports``; built from ``spec`` when not
+    given). ``grace_s`` defaults to :data:`GRACE_S`; ``memory_bytes`` to
+    ``supervisor.memory_limit()``. Use it as a context manager, or :meth:`close` it.
+    """
+
+    def __init__(
+        self,
+        spec: SolverSpec,
+        *,
+        inner: Any = None,
+        grace_s: float | None = None,
+        memory_bytes: int | str | None = "default",
+    ):
+        self.spec = spec
+        self.inner = inner if inner is not None else make_solver(spec.name, dict(spec.params))
+        self.grace_s = GRACE_S if grace_s is None else grace_s
+        self.memory_bytes = memory_limit() if memory_bytes == "default" else memory_bytes
+        self.name = self.inner.name
+        self.id = self.inner.id
+        self.kinds = getattr(self.inner, "kinds", ("selection",))
+        #: Children started (1 unless one had to be killed), for the cost measurements.
+        self.starts = 0
+        self._proc: Any = None
+        self._conn: Any = None
+        self._broken: str | None = None
+
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        ok, reason = self.inner.supports(problem)
+        return bool(ok), str(reason)
+
+    def solve(self, problem: Any, budget: Budget) -> Any:
+        """The contained call (a solver called directly answers as through ``timed_solve``)."""
+        return timed_solve(self, problem, budget)
+
+    def __enter__(self) -> IsolatedSolver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the child ---------------------------------------------------------------------------
+    def _start(self) -> str | None:
+        """Start the child and wait until its solver is warm; the reason when it is not."""
+        ctx = mp.get_context("spawn")
+        recv, send = ctx.Pipe(duplex=True)
+        self._proc = ctx.Process(
+            target=_isolated_child, args=(self.spec, self.memory_bytes, send), daemon=False
+        )
+        try:
+            self._proc.start()
+        except (AssertionError, OSError) as exc:  # a daemonic caller, no processes left
+            self._proc = None
+            recv.close()
+            send.close()
+            return f"could not start an isolated solver process ({type(exc).__name__}: {exc})"
+        send.close()
+        self._conn = recv
+        self.starts += 1
+        _OPEN.add(self)
+        if not recv.poll(ISOLATION_STARTUP_S):
+            self._kill()
+            return f"isolated solver did not start within {ISOLATION_STARTUP_S:g} s"
+        try:
+            what, payload = recv.recv()
+        except EOFError:
+            return self._died()
+        if what != "ready":
+            self._kill()
+            return str(payload)
+        return None
+
+    def _kill(self) -> None:
+        """Kill the child and everything it started; reap it."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        kill_tree(proc.pid)  # before the join: its pid is ours until reaped
+        proc.join(5)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _died(self) -> str:
+        """The child is gone by itself: how, after killing what it left."""
+        proc = self._proc
+        wait([proc.sentinel], EXIT_WAIT_S)  # not reaped yet: its group still ours
+        self._kill()
+        return f"isolated solver died ({exit_reason(proc.exitcode)})"
+
+    def close(self) -> None:
+        """Stop the child (it may stop what it started), then kill what is left of it."""
+        proc, conn = self._proc, self._conn
+        _OPEN.discard(self)
+        if proc is None:
+            return
+        try:
+            if conn is not None:
+                conn.send(None)
+            wait([proc.sentinel], EXIT_WAIT_S)
+        except (OSError, ValueError):
+            pass  # already gone
+        self._kill()
+
+    # -- one call ----------------------------------------------------------------------------
+    def solve_contained(self, problem: Any, budget: Budget) -> Any:
+        """The child's answer to ``problem`` (not yet checked: ``timed_solve`` does that), or a
+        ``timeout`` / ``error`` decision with the reason."""
+        kind = kind_of(problem)
+        start = time.perf_counter()  # restarted once the child holds the problem
+
+        def failed(reason: str, status: Status = Status.ERROR) -> Any:
+            latency = time.perf_counter() - start
+            return kind.error_decision(reason, solver=self.id, status=status, latency_s=latency)
+
+        if self._proc is None:
+            reason = self._start()
+            if reason is not None:
+                return failed(reason)
+        request = (kind.name, kind_ref(kind), kind.problem_to_dict(problem))
+        try:
+            self._conn.send((*request, (budget.deadline_s, budget.seed)))
+            if not self._conn.poll(ISOLATION_STARTUP_S):
+                self._kill()
+                return failed(
+                    f"isolated solver did not take the problem in {ISOLATION_STARTUP_S:g} s"
+                )
+            what, payload = self._conn.recv()
+            if what != "started":
+                return failed(str(payload))
+            start = time.perf_counter()
+            limit = budget.deadline_s + self.grace_s
+            if not self._conn.poll(limit):
+                reason = f"killed at deadline + grace ({limit:g} s), with what it started"
+                decision = failed(reason, Status.TIMEOUT)
+                self._kill()
+                return decision
+            what, payload = self._conn.recv()
+        except (EOFError, OSError):  # the child died (segfault, os._exit, out of memory)
+            decision = failed("")
+            return dataclasses.replace(decision, notes=(self._died(),))
+        if what == "error":
+            return failed(str(payload))
+        try:
+            return kind.decision_type(**payload)
+        except Exception as exc:  # an answer the kind's type refuses
+            return failed(f"unreadable answer: {type(exc).__name__}: {exc}")
 
 
 def solve_isolated(
     spec: SolverSpec, problem: Any, budget: Budget, grace_s: float | None = None
 ) -> Any:
-    """Solve in a child process; kill it at ``deadline + grace`` (a hang becomes ``timeout``).
+    """Solve once in a child process (:class:`IsolatedSolver`); kill it at ``deadline + grace``
+    (a hang becomes ``timeout``). The answer is checked against ``problem``.
 
-    The clock starts when the child has imported and warmed up its solver (spawn start-up is not
-    the solver's latency); ``grace_s`` defaults to :data:`GRACE_S`.
+    The clock starts when the child has imported and warmed up its solver and rebuilt the
+    problem (spawn start-up is not the solver's latency); ``grace_s`` defaults to
+    :data:`GRACE_S`.
     """
-    grace_s = GRACE_S if grace_s is None else grace_s
-    kind = kind_of(problem)
     if mp.current_process().daemon:
         # A daemonic process (e.g. a worker of someone else's Dask cluster) may not start
         # children: solve here, unprotected, and say so.
         decision = timed_solve(make_solver(spec.name, dict(spec.params)), problem, budget)
         note = "not isolated: this worker process is daemonic and may not start children"
         return dataclasses.replace(decision, notes=(*decision.notes, note))
-    ctx = mp.get_context("spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(
-        target=_isolated_child,
-        args=(
-            spec,
-            (kind.name, kind_ref(kind)),
-            kind.problem_to_dict(problem),
-            (budget.deadline_s, budget.seed),
-            send,
-        ),
-        daemon=False,
-    )
-    proc.start()
-    send.close()
-    answered, died = False, False
+    with IsolatedSolver(spec, grace_s=grace_s) as solver:
+        return timed_solve(solver, problem, budget)
+
+
+class _Overrun(BaseException):
+    """Raised in a solver call that ran past deadline + grace in-process (a BaseException, so
+    that a solver's ``except Exception`` does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _alarm(limit_s: float) -> Iterator[None]:
+    """Raise :class:`_Overrun` in this (main) thread after ``limit_s`` seconds."""
+
+    def fire(_signum: int, _frame: Any) -> None:
+        raise _Overrun
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
     try:
-        if not recv.poll(ISOLATION_STARTUP_S):
-            return kind.error_decision("isolated solver did not start in time", solver=spec.id)
-        what, payload = recv.recv()
-        if what != "ready":
-            return kind.error_decision(str(payload), solver=spec.id)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class SoftDeadlineSolver:
+    """A solver called in this process under a soft deadline: the in-process mode of
+    ``simulate`` (docs/design.md#trust-boundaries-and-bounded-work).
+
+    In the main thread, a call still running at ``deadline + grace`` is interrupted (SIGALRM)
+    and answered ``timeout``: that stops a solver sleeping or looping in Python, not one held in
+    compiled code, which answers late; a late answer is kept but recorded as ``timeout``, with
+    the overrun in ``stats["overrun_s"]``. An exception is answered ``error`` with its text
+    (``KeyboardInterrupt`` is left to stop the run: here it cannot be told from Ctrl-C). The
+    problem is a private copy and the answer is
+    checked as everywhere (``simcore.solver.timed_solve``). What this mode cannot contain — a
+    crash of the process, a hang in compiled code, memory — needs an :class:`IsolatedSolver`.
+    """
+
+    def __init__(self, inner: Any, *, grace_s: float | None = None):
+        self.inner = inner
+        self.grace_s = GRACE_S if grace_s is None else grace_s
+        self.name = inner.name
+        self.id = inner.id
+        self.kinds = getattr(inner, "kinds", ("selection",))
+
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        ok, reason = self.inner.supports(problem)
+        return bool(ok), str(reason)
+
+    def solve(self, problem: Any, budget: Budget) -> Any:
+        return timed_solve(self, problem, budget)
+
+    def solve_contained(self, problem: Any, budget: Budget) -> Any:
+        limit = budget.deadline_s + self.grace_s
+        main = threading.current_thread() is threading.main_thread()
+        guard = partial(_alarm, limit) if main and hasattr(signal, "setitimer") else None
         start = time.perf_counter()
-        limit = budget.deadline_s + grace_s
-        if not recv.poll(limit):
+        kind = kind_of(problem)
+        try:
+            decision = solve_here(self.inner, problem, budget, guard=guard)
+        except _Overrun:
             return kind.error_decision(
-                f"killed at deadline + grace ({limit:g} s)",
-                solver=spec.id,
+                f"stopped at deadline + grace ({limit:g} s) in this process",
+                solver=self.id,
                 status=Status.TIMEOUT,
                 latency_s=time.perf_counter() - start,
             )
-        what, payload = recv.recv()
-        answered = True
-        if what == "error":
+        except Exception as exc:  # the call failed; KeyboardInterrupt stays the user's
             return kind.error_decision(
-                str(payload), solver=spec.id, latency_s=time.perf_counter() - start
+                f"the solver raised {type(exc).__name__}: {exc}",
+                solver=self.id,
+                latency_s=time.perf_counter() - start,
             )
-        return kind.decision_from_dict(payload)
-    except EOFError:  # the child died (segfault, os._exit): say how, below
-        died = True
-    finally:
-        if answered or died:
-            # Let it exit by itself (and stop what it started); ``wait`` on the sentinel does
-            # not reap it, so its pid, which is its group's id, stays ours until killed below.
-            wait([proc.sentinel], EXIT_WAIT_S)
-        _kill_group(proc)
-        recv.close()
-    return kind.error_decision(
-        f"isolated solver died ({exit_reason(proc.exitcode)})", solver=spec.id
-    )
-
-
-def _kill_group(proc: Any) -> None:
-    """SIGKILL the child's process group (the child and whatever it started that stayed in its
-    group), or the child alone if it has not made its group yet; then reap the child. Called
-    once, before anything has reaped the child: until then neither its pid nor its group id can
-    belong to another process."""
-    if hasattr(os, "killpg"):
-        with contextlib.suppress(OSError):  # no such group: the child has not made it yet
-            os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError, ValueError):  # already gone
-        proc.kill()
-    proc.join(5)
+        if decision.latency_s <= limit:
+            return decision
+        overrun = decision.latency_s - limit
+        return dataclasses.replace(
+            decision,
+            status=Status.TIMEOUT,
+            stats={**decision.stats, "overrun_s": overrun, "claimed_status": str(decision.status)},
+            notes=(
+                *decision.notes,
+                f"answered {overrun:.3g} s after deadline + grace ({limit:g} s); in-process, so "
+                "it could not be stopped (--isolate stops it)",
+            ),
+        )

@@ -22,6 +22,7 @@ that is killed at deadline + grace (``run/isolate.py``); a hang is recorded as `
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from schedbench.bench.progress import progress
 from schedbench.bench.run.executors import RunError, make_executor
 from schedbench.bench.run.ordering import longest_first
 from schedbench.bench.run.references import ReferenceCache
+from schedbench.bench.run.supervisor import MEMORY_ENV
+from schedbench.bench.run.supervisor import memory_limit as parse_memory_limit
 from schedbench.bench.store import ConcurrentRunError, ResultStore, StoreError
 from schedbench.bench.store.records import CellRecord
 from schedbench.bench.suite.plan import (
@@ -107,12 +110,18 @@ def run_suite(
     resume: bool = False,
     force: bool = False,
     isolate: bool = False,
+    memory_limit: str | None = None,
     show_progress: bool = True,
     only_kind: str | None = None,
     order: str = "longest-first",
 ) -> RunSummary:
     if order not in ("longest-first", "plan"):
         raise RunError(f"order: expected 'longest-first' or 'plan', got {order!r}")
+    if memory_limit is not None:
+        # Checked, then handed to every process of the run (workers, isolation children, Dask
+        # workers) through the environment they inherit.
+        parse_memory_limit(memory_limit)
+        os.environ[MEMORY_ENV] = memory_limit
     instances, dcells, scells = plan(suite)
     if only_kind == "decision":
         scells = []

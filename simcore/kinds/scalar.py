@@ -138,21 +138,26 @@ def rejected(decision: Any, reason: str, **cleared: Any) -> Any:
 
 def recomputed(decision: Any, objective: float) -> Any:
     """``decision`` with its objective set to the value the core computed; a claim that
-    differs is counted as ``objective_mismatch``."""
+    differs is counted as ``objective_mismatch``, and a claim of ``optimal`` with it becomes
+    ``feasible``."""
     claimed = decision.objectives
     if claimed and (
         len(claimed) != 1
         or not math.isfinite(claimed[0])
         or abs(claimed[0] - objective) > OBJECTIVE_RTOL * max(1.0, abs(objective))
     ):
+        stats = {**decision.stats, "objective_mismatch": 1}
+        notes = ["the claimed objective differed and was recomputed by the core"]
+        status = decision.status
+        if status == Status.OPTIMAL:  # wrong about its own answer: proved nothing about it
+            status, stats["claimed_status"] = Status.FEASIBLE, Status.OPTIMAL.value
+            notes.append("the claim of optimality is not believed: status feasible")
         return dataclasses.replace(
             decision,
+            status=status,
             objectives=(objective,),
-            stats={**decision.stats, "objective_mismatch": 1},
-            notes=(
-                *decision.notes,
-                "the claimed objective differed and was recomputed by the core",
-            ),
+            stats=stats,
+            notes=(*decision.notes, *notes),
         )
     return dataclasses.replace(decision, objectives=(objective,))
 

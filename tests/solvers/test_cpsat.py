@@ -290,3 +290,26 @@ def test_reduced_cost_fixing_is_valid(seed):
         for x, v in values:
             if v >= threshold:
                 assert all(x[j] == 1 for j in fix.ones) and all(x[j] == 0 for j in fix.zeros)
+
+
+def test_a_window_too_large_to_model_within_the_budget_is_a_timeout_with_the_reason():
+    """Building the model of 300,000 jobs takes seconds in Python and CP-SAT's own time limit
+    does not start until it is loaded: cpsat gives up early and says why, instead of answering
+    long after its deadline."""
+    import numpy as np
+
+    from schedbench.simcore.kinds.selection.problem import SelectionProblem
+    from schedbench.simcore.problem import Budget
+    from schedbench.simcore.solver import timed_solve
+    from schedbench.solvers.registry import make_solver
+
+    w = 300_000
+    rng = np.random.default_rng(0)
+    problem = SelectionProblem(
+        capacities=[w * 10, w * 10],
+        demands=rng.integers(1, 100, size=(w, 2)).astype(float),
+        objectives=rng.integers(1, 100, size=(1, w)).astype(float),
+    )
+    decision = timed_solve(make_solver("cpsat"), problem, Budget(deadline_s=0.5))
+    assert decision.status.value == "timeout"
+    assert "could not be built and loaded within the budget" in decision.notes[0]

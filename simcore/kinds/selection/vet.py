@@ -9,7 +9,8 @@ anything that can be recomputed:
   the window, no job twice, ``must_include`` present, no resource over capacity;
 * the objective vectors are recomputed from the selections; a claimed vector that differs (NaN
   included) is replaced and counted as ``objective_mismatch`` in the decision's stats — the
-  answer itself stays usable, the claim is simply not believed;
+  answer itself stays usable, the claim is simply not believed, and neither is a claim of
+  optimality that came with it (``optimal`` becomes ``feasible``);
 * a selection returned without its objective vector gets it filled in (not a fault);
 * ``infeasible`` is only believed when the ``must_include`` jobs alone do not fit (otherwise the
   empty selection, or the forced jobs, would be an answer);
@@ -95,14 +96,21 @@ def vet(problem: SelectionProblem, decision: Decision) -> Decision:
         if decision.objectives == objectives:
             return decision
         return dataclasses.replace(decision, objectives=objectives, pareto=tuple(pareto))
+    stats = {**decision.stats, "objective_mismatch": mismatches}
+    notes = [
+        f"{mismatches} claimed objective vector(s) differed from the selection's and were "
+        "recomputed by the core"
+    ]
+    status = decision.status
+    if status == Status.OPTIMAL:
+        # A solver wrong about its own answer's value has proved nothing about it.
+        status, stats["claimed_status"] = Status.FEASIBLE, Status.OPTIMAL.value
+        notes.append("the claim of optimality is not believed: status feasible")
     return dataclasses.replace(
         decision,
+        status=status,
         objectives=objectives,
         pareto=tuple(pareto),
-        stats={**decision.stats, "objective_mismatch": mismatches},
-        notes=(
-            *decision.notes,
-            f"{mismatches} claimed objective vector(s) differed from the selection's and were "
-            "recomputed by the core",
-        ),
+        stats=stats,
+        notes=(*decision.notes, *notes),
     )

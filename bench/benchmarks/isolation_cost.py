@@ -1,0 +1,102 @@
+"""What ``simulate --isolate`` costs: the same simulation with its solver asked in this process
+(soft deadline) and through an isolated child (hard deadline, memory cap;
+docs/design.md#trust-boundaries-and-bounded-work), side by side.
+
+    .venv/bin/python bench/benchmarks/isolation_cost.py [--jobs N] [--solver NAME] [--rounds R]
+
+Printed: (a) the median wall time of one call on a 20-job Theta window, in this process and
+through a warm child (the difference is what sending the problem and the answer across costs),
+and the child's start-up (spawn, imports, warm-up: paid once, and again after each kill);
+(b) a whole simulation's wall time in both modes (median of ``--rounds`` runs, the modes
+alternating: the machine is shared), its decisions and their summed latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from _machine import machine_line  # noqa: E402
+
+from schedbench.bench.api import simulate  # noqa: E402
+from schedbench.bench.run.isolate import IsolatedSolver, SoftDeadlineSolver  # noqa: E402
+from schedbench.bench.suite.schema import make_solver_spec  # noqa: E402
+from schedbench.instances.windows import theta_window  # noqa: E402
+from schedbench.simcore.problem import Budget  # noqa: E402
+from schedbench.simcore.solver import timed_solve  # noqa: E402
+from schedbench.solvers.registry import warm_solver  # noqa: E402
+
+FIGURE = {"name": "isolation-cost", "full": [], "quick": ["--quick"], "format": "text"}
+
+
+def _run(workload: str, solver: str, isolate: bool) -> tuple[float, int, float]:
+    t0 = time.perf_counter()
+    done = simulate(workload, system="theta", policy="window", solver=solver, isolate=isolate)
+    wall = time.perf_counter() - t0
+    metrics = done.run.metrics
+    decisions = int(done.run.counters.get("decisions", 0))
+    latency = float(metrics.get("decision_latency_total_s") or 0.0)
+    return wall, decisions, latency
+
+
+def _per_call(solver: str, windows: int) -> tuple[float, float, float]:
+    """Median wall seconds of one call on a 20-job Theta window, in this process (soft
+    deadline) and through a warm isolated child, and the child's start-up (spawn, imports,
+    warm-up, first answer)."""
+    problems = [theta_window(20, seed) for seed in range(windows)]
+    budget = Budget(deadline_s=5)
+    soft = SoftDeadlineSolver(warm_solver(solver))
+
+    def wall(target: Any, problem: Any) -> float:
+        t0 = time.perf_counter()
+        timed_solve(target, problem, budget)
+        return time.perf_counter() - t0
+
+    here = statistics.median(wall(soft, p) for p in problems)
+    t0 = time.perf_counter()
+    with IsolatedSolver(make_solver_spec(solver, {})) as iso:
+        timed_solve(iso, problems[0], budget)
+        startup = time.perf_counter() - t0
+        there = statistics.median(wall(iso, p) for p in problems)
+    return here, there, startup
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=2000)
+    ap.add_argument("--solver", default="dp")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="500 jobs, one round")
+    args = ap.parse_args(argv)
+    jobs, rounds = (500, 1) if args.quick else (args.jobs, args.rounds)
+    workload = f"lublin:jobs={jobs},nodes=4392,seed=1+bbsched:S4,seed=1+arrivals:2"
+    walls: dict[bool, list[float]] = {False: [], True: []}
+    decisions = latency = 0.0
+    for _ in range(rounds):
+        for isolate in (False, True):
+            wall, decisions, latency = _run(workload, args.solver, isolate)
+            walls[isolate].append(wall)
+    soft, iso = statistics.median(walls[False]), statistics.median(walls[True])
+    here, there, startup = _per_call(args.solver, 50 if args.quick else 200)
+    print(machine_line())
+    print(f"per call, 20-job Theta windows, {args.solver}:")
+    print(f"  in-process (soft deadline): {1000 * here:.2f} ms")
+    print(f"  isolated child:             {1000 * there:.2f} ms (+{1000 * (there - here):.2f} ms)")
+    print(f"  child start-up, once:       {startup:.2f} s")
+    print(f"simulation {workload}, {int(decisions)} decisions:")
+    print(f"  in-process (soft deadline): {soft:.2f} s wall")
+    print(f"  isolated child:             {iso:.2f} s wall (+{iso - soft:.2f} s)")
+    print(f"  solver latency, summed:     {latency:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
