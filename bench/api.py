@@ -32,6 +32,7 @@ from schedbench.simcore.core import (
 )
 from schedbench.simcore.errors import PolicyOptionError
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, Budget
+from schedbench.simcore.safeio import create_output
 
 __all__ = ["Simulated", "report", "reproduce", "run_suite", "simulate", "solve"]
 
@@ -284,8 +285,7 @@ class _DecisionLog:
 
     def __call__(self, entry: dict[str, Any]) -> None:
         if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("w", encoding="utf-8")
+            self._fh = create_output(self.path)
         self._fh.write(json.dumps(entry) + "\n")
         self._fh.flush()
 

@@ -55,6 +55,7 @@ from schedbench.instances import datasets
 from schedbench.instances.datasets import open_text
 from schedbench.simcore.cerberus.workload import CerberusWorkload, CerberusWorkloadError
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import open_output
 from schedbench.simcore.workload import Workload
 
 COLUMNS: tuple[str, ...] = (
@@ -229,8 +230,7 @@ def write_cerberus_workload(workload: CerberusWorkload, path: str | os.PathLike[
     """Write ``workload`` in the CSV format above (integers without a decimal point where
     integral for the data columns; empty cells for NaN). Reading it back gives the same jobs."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8", newline="") as fh:
+    with open_output(p, newline="") as fh:
         out = csv.writer(fh, lineterminator="\n")
         out.writerow(COLUMNS)
         for i in range(len(workload)):

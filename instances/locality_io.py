@@ -18,7 +18,6 @@ of §3; :func:`generate_locality` draws a seeded synthetic one with user session
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from schedbench.simcore.locality.model import (
     LocalityWorkload,
     LocalityWorkloadError,
 )
+from schedbench.simcore.safeio import open_output, read_text
 
 __all__ = [
     "GENERATOR_PREFIX",
@@ -88,10 +88,7 @@ DAY_S = 86_400
 
 
 def _open_text(path: Path) -> str:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return fh.read()
-    return path.read_text(encoding="utf-8")
+    return read_text(path)
 
 
 def read_locality(path: str | Path) -> LocalityWorkload:
@@ -189,8 +186,7 @@ def format_line(w: LocalityWorkload, i: int) -> str:
 def write_locality(w: LocalityWorkload, path: str | Path) -> Path:
     """Write ``w`` in the 24-token format (sizes with 6 decimals, as the authors' files)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8") as fh:
+    with open_output(p) as fh:
         for i in range(len(w)):
             fh.write(format_line(w, i) + "\n")
     return p

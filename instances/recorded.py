@@ -23,13 +23,13 @@ from typing import Any
 
 from schedbench.simcore.errors import ProblemError
 from schedbench.simcore.kinds.base import get_kind
+from schedbench.simcore.safeio import read_text
 
 
 def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]:
     """(label, problem, context) for every recorded decision; errors name file and line."""
     p = Path(path)
-    with p.open(encoding="utf-8") as fh:
-        lines = fh.readlines()
+    lines = read_text(p).splitlines(keepends=True)
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue

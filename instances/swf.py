@@ -112,6 +112,7 @@ from typing import Literal
 import numpy as np
 
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import InputFileError, atomic_write_bytes, read_bytes
 from schedbench.simcore.schedule import JobState, ScheduleResult
 from schedbench.simcore.workload import SWF_FIELDS, Workload
 
@@ -182,14 +183,10 @@ def _fail(path: str, line: int, expected: str, got: object) -> SwfError:
 
 
 def _read_text(path: Path, source: str) -> str:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise SwfError(
-                f"{source}: expected complete gzip data, got {exc}", path=source
-            ) from exc
+    try:
+        data = read_bytes(path, label=source)
+    except InputFileError as exc:
+        raise SwfError(str(exc), path=source) from exc
     return data.decode("utf-8-sig", errors="replace")
 
 
@@ -774,5 +771,4 @@ def write_swf(
     out = Path(path)
     if out.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
-    out.write_bytes(data)
-    return out
+    return atomic_write_bytes(out, data)

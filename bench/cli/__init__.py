@@ -15,9 +15,11 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
   ``bench/reproduce/``);
 * ``data.py`` — ``schedbench data [show|path|fetch ...]`` (the datasets: list, check, fetch).
 
-Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
-found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
-one line on stderr saying what and where; 130 interrupted; 141 the reader of stdout went away.
+Exit codes name the culprit (``bench/docgen.py`` states them in docs/reference/cli.md): 0
+success; 1 a solver's fault (it answered ``error`` or an invalid answer), a conformance check
+failed or a gate found a regression; 2 the user's input (file, JSON, flags, values, an output
+path that must not or cannot be written), with one line on stderr saying what and where; 130
+interrupted; 141 the reader of stdout went away.
 Every command takes ``-v/--verbose``: what solver libraries print is shown on stderr.
 """
 
@@ -99,10 +101,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except SchedbenchError as exc:
         print(f"schedbench: error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code
     except BrokenPipeError:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        # What the file system refused that no reader or writer turned into a sentence (a disk
+        # that filled up mid-run): one line naming the file, not a traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"schedbench: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2

@@ -73,8 +73,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench._io import save_figure
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.simcore import safeio
+from schedbench.simcore.safeio import atomic_write_text, check_output_target, ensure_dir
 
 PAPER = "bbsched"
 SUMMARY = (
@@ -490,13 +493,14 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]
         out.writerow(columns)
         for r in rows:
             out.writerow([_fmt(r.get(c)) for c in columns])
+    check_output_target(path)
     tmp.replace(path)
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
     """results.csv back into rows (numbers as floats, seeds and windows as ints)."""
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             for c in RESULT_COLUMNS[4:]:
@@ -1197,7 +1201,7 @@ def _bars(
     scale: float = 1.0,
     stamp: str = "",
 ) -> None:
-    bars_figure(res, key, title, ylabel, scale, stamp).savefig(path)
+    save_figure(bars_figure(res, key, title, ylabel, scale, stamp), path)
 
 
 def bars_figure(
@@ -1265,7 +1269,7 @@ def _breakdown_figure(
     if stamp:
         fig.text(0.99, 0.01, stamp, ha="right", va="bottom", fontsize=6, color="0.4")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def _table3_figure(res: Results, path: Path, stamp: str = "") -> None:
@@ -1305,7 +1309,7 @@ def _table3_figure(res: Results, path: Path, stamp: str = "") -> None:
     if stamp:
         fig.text(0.99, 0.01, stamp, ha="right", va="bottom", fontsize=6, color="0.4")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def draw_figures(
@@ -1388,7 +1392,7 @@ def calibrate(out: Path, workers: int, jobs: int, seeds: Sequence[int]) -> int:
         )
         if machine not in best or miss < best[machine][0]:
             best[machine] = (miss, (ln, lb), node, bb)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     write_csv(
         out / "calibration.csv",
         (
@@ -1493,7 +1497,7 @@ def run(args: argparse.Namespace) -> int:
     if args.calibrate:
         return calibrate(out, args.workers, args.jobs, args.seeds or list(CALIBRATION_SEEDS))
     seeds = args.seeds or (list(range(5)) if args.quick else list(range(10)))
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     t0 = time.perf_counter()
     warnings: list[str] = []
     if args.from_results:
@@ -1555,7 +1559,7 @@ def run(args: argparse.Namespace) -> int:
             "warnings": warnings,
             "commit": _stamp(),
         }
-        (out / "run.json").write_text(json.dumps(meta, indent=2))
+        atomic_write_text(out / "run.json", json.dumps(meta, indent=2))
     _print_agreement(found)
     if warnings:
         print(
@@ -1588,7 +1592,7 @@ RUN_COLUMNS = (
 
 def _read_runs(path: Path) -> list[dict[str, Any]]:
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             for c in RUN_COLUMNS[4:]:
@@ -1600,7 +1604,7 @@ def _read_runs(path: Path) -> list[dict[str, Any]]:
 
 def _read_breakdowns(path: Path) -> list[dict[str, Any]]:
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             row["wait_mean_s"] = float(r["wait_mean_s"]) if r["wait_mean_s"] else None

@@ -64,6 +64,7 @@ from schedbench.simcore.metrics import (
 from schedbench.simcore.policies import BACKFILLS
 from schedbench.simcore.policy_registry import POLICIES, make_policy, policy_options
 from schedbench.simcore.priority import PRIORITIES
+from schedbench.simcore.safeio import check_output_target, ensure_dir
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
@@ -367,7 +368,7 @@ class BBSchedCore(SimulationCore):
         """``jobs.csv``, ``usage.csv``, ``metrics.json`` and (``full``) ``schedule.swf``."""
         from schedbench.instances.swf import write_swf
 
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out)
         result: ScheduleResult = run.result
         write_jobs_csv(run.jobs, out / "jobs.csv")
         write_usage_csv(result, out / "usage.csv")
@@ -380,11 +381,13 @@ class BBSchedCore(SimulationCore):
         }
         tmp = out / "metrics.json.tmp"
         tmp.write_text(json.dumps(doc, indent=2, default=json_default, allow_nan=False))
+        check_output_target(out / "metrics.json")
         tmp.replace(out / "metrics.json")
         files = ["jobs.csv", "usage.csv", "metrics.json"]
         if full:
             tmp = out / "schedule.swf.tmp"
             write_swf(result.workload, tmp, result=result)
+            check_output_target(out / "schedule.swf")
             tmp.replace(out / "schedule.swf")
             files.append("schedule.swf")
         return files
@@ -429,4 +432,5 @@ def write_usage_csv(result: ScheduleResult, path: Path) -> None:
         out.writerow(["t", *USAGE_COLUMNS])
         for t, row in zip(result.usage_t.tolist(), result.usage.tolist(), strict=True):
             out.writerow([cell(t), *(cell(v) for v in row)])
+    check_output_target(path)
     tmp.replace(path)
