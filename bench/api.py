@@ -72,6 +72,16 @@ def solve(
         problem = load_problem(problem)
     elif isinstance(problem, Mapping):
         problem = get_kind(str(problem.get("kind", "selection"))).problem_from_dict(problem)
+    from schedbench.simcore.errors import UsageError
+    from schedbench.solvers.registry import solver_kinds
+
+    kind = getattr(type(problem), "kind", None)
+    kinds = solver_kinds(built)
+    if kind not in kinds:  # the user named a solver of another kind: refused before it runs
+        raise UsageError(
+            f"solver {solver!r} answers {', '.join(kinds)} problems; this problem is of kind "
+            f"{kind!r} (schedbench solvers lists each solver's kind)"
+        )
     warm_up(built)
     return timed_solve(built, problem, b)
 

@@ -10,7 +10,13 @@ from typing import Any
 from schedbench.simcore.errors import ProblemError, UnknownKindError
 from schedbench.simcore.kinds.base import get_kind
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
-from schedbench.simcore.safeio import InputFileError, atomic_write_text, read_text
+from schedbench.simcore.safeio import (
+    DuplicateKeyError,
+    InputFileError,
+    atomic_write_text,
+    loads_json,
+    read_text,
+)
 
 #: A PROBLEM.json larger than this is refused before it is read (a window of 10^6 jobs with
 #: three resources is ~60 MiB).
@@ -31,7 +37,11 @@ def load_problem(path: str | Path) -> Any:
             "(file)", "a readable UTF-8 regular file", str(exc), source=str(path)
         ) from exc
     try:
-        data = json.loads(text)
+        data = loads_json(text)
+    except DuplicateKeyError as exc:
+        raise ProblemError(
+            "(file)", "each key once per object", str(exc), source=str(path)
+        ) from exc
     except json.JSONDecodeError as exc:
         raise ProblemError(
             f"line {exc.lineno} column {exc.colno}", f"valid JSON ({exc.msg})", source=str(path)

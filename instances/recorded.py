@@ -23,7 +23,7 @@ from typing import Any
 
 from schedbench.simcore.errors import ProblemError
 from schedbench.simcore.kinds.base import get_kind
-from schedbench.simcore.safeio import read_text
+from schedbench.simcore.safeio import DuplicateKeyError, loads_json, read_text
 
 
 def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]:
@@ -34,7 +34,11 @@ def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = loads_json(raw)
+        except DuplicateKeyError as exc:
+            raise ProblemError(
+                f"line {number}", "each key once per object", str(exc), source=str(p)
+            ) from exc
         except json.JSONDecodeError as exc:
             if number == len(lines) and not raw.endswith("\n"):
                 warnings.warn(f"{p}:{number}: truncated last line skipped", stacklevel=2)

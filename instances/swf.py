@@ -496,6 +496,7 @@ def read_swf(
 
     n = table.shape[0]
     job_id = table[:, _JOB].astype(np.int64)
+    _check_unique_ids(source, parsed, job_id)
     submit = table[:, _SUBMIT].copy()
     runtime = table[:, _RUN].copy()
     requested = table[:, _REQ_TIME].copy()
@@ -564,6 +565,19 @@ def read_swf(
         cleaning=cleaning,
         **resources,
     )
+
+
+def _check_unique_ids(source: str, parsed: _Parsed, job_id: np.ndarray) -> None:
+    """Two jobs with one id would be one job to every table keyed by it: refused, the second
+    line named."""
+    if job_id.size < 2:
+        return
+    order = np.argsort(job_id, kind="stable")
+    same = np.flatnonzero(job_id[order][1:] == job_id[order][:-1])
+    if same.size:
+        row = int(order[same + 1].min())
+        line = int(parsed.line_numbers()[row])
+        raise _fail(source, line, "each job id (field 1) once", int(job_id[row]))
 
 
 def _check_invariants(

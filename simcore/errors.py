@@ -111,3 +111,7 @@ class PolicyOptionError(SchedbenchError, ValueError):
 def _short(value: object, limit: int = 60) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class UsageError(SchedbenchError, ValueError):
+    """Command-line flags out of range or contradicting each other; the message names them."""

@@ -20,6 +20,7 @@ import contextlib
 import errno
 import gzip
 import io
+import json
 import os
 import stat
 import sys
@@ -303,3 +304,21 @@ def open_output(path: str | os.PathLike[str], *, newline: str | None = None) -> 
 def wrap_os_error(path: str | os.PathLike[str], exc: OSError, doing: str = "write") -> OutputError:
     """``exc`` (raised while writing ``path``) as one line."""
     return _os_error(Path(path), exc, doing)
+
+
+class DuplicateKeyError(SchedbenchError, ValueError):
+    """A JSON object that gives one key twice (JSON would keep the last one silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(f"key {key!r} given twice in one object")
+        out[key] = value
+    return out
+
+
+def loads_json(text: str) -> Any:
+    """``json.loads`` that refuses an object giving a key twice (:class:`DuplicateKeyError`)."""
+    return json.loads(text, object_pairs_hook=_unique_keys)

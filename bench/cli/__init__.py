@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 
@@ -108,6 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
+    except sqlite3.DatabaseError as exc:
+        # A results store damaged past its header (a corrupted page is found by the query that
+        # reads it): one line; `sqlite3 FILE "PRAGMA integrity_check"` says more.
+        print(f"schedbench: error: the results store cannot be read: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         # What the file system refused that no reader or writer turned into a sentence (a disk
         # that filled up mid-run): one line naming the file, not a traceback.

@@ -153,6 +153,15 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    missing = [r for r in RUNS if r not in files]
+    if missing:
+        # the agreement table compares all six runs: a partial reproduction would read as one
+        print(
+            f"schedbench: error: --workloads {folder}: missing "
+            f"{', '.join(f'{r}.workload.csv' for r in missing)} (the reproduction needs all six)",
+            file=sys.stderr,
+        )
+        return 2
     out = Path(args.out)
     ensure_dir(out)
     budget = Budget(deadline_s=args.budget)

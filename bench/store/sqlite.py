@@ -211,6 +211,18 @@ class DuplicateCellError(StoreError):
         )
 
 
+def _is_access_error(exc: BaseException | None) -> bool:
+    """An SQLite error that says the file cannot be opened or written (permissions, a
+    read-only medium), not that it is not a database."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+        return True
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -253,6 +265,19 @@ class ResultStore:
             raise StoreError(f"{self.path}: cannot open as an SQLite database: {exc}") from exc
         try:
             self._open()
+        except StoreError as exc:
+            self._conn.close()
+            if not (readonly and _is_access_error(exc.__cause__)):
+                raise
+            # A store on a read-only medium or in a folder we cannot write: SQLite cannot make
+            # the WAL index next to it. Read it as an immutable file instead (nothing writes it).
+            uri = self.path.resolve().as_uri() + "?immutable=1"
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+            try:
+                self._open()
+            except BaseException:
+                self._conn.close()
+                raise
         except BaseException:
             self._conn.close()
             raise
@@ -281,6 +306,12 @@ class ResultStore:
                 level = "FULL" if self.durable else "NORMAL"
                 self._conn.execute(f"PRAGMA synchronous = {level}")
         except sqlite3.DatabaseError as exc:
+            if _is_access_error(exc):
+                # the file or its folder is read-only: a permission, not a foreign file
+                raise StoreError(
+                    f"{self.path}: cannot {'read' if self.readonly else 'write'} the results "
+                    f"store: the file or its folder is read-only or not accessible ({exc})"
+                ) from exc
             raise StoreError(
                 f"{self.path}: not a schedbench results store "
                 f"(expected an SQLite database written by schedbench): {exc}"

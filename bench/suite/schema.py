@@ -437,6 +437,10 @@ def suite_from_dict(
         )
         + sum(len(pols) for _scen, pols in scenarios)
     )
+    if cells == 0:
+        raise SuiteError(
+            src, "suite", "at least one cell (every family's solvers filter it out)", "0 cells"
+        )
     if cells > limits.max_cells:
         raise SuiteError(
             src,

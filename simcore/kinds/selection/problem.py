@@ -207,6 +207,8 @@ class SelectionProblem:
                 raise ProblemError(f"must_include[{i}]", "an integer job index", item)
             if not 0 <= int(item) < w:
                 raise ProblemError(f"must_include[{i}]", f"a job index in 0..{w - 1}", item)
+            if int(item) in out:
+                raise ProblemError(f"must_include[{i}]", "each job index once", item)
             out.add(int(item))
         return tuple(sorted(out))
 
@@ -217,6 +219,8 @@ class SelectionProblem:
             return tuple(f"{prefix}{i}" for i in range(n)) if prefix else ()
         if len(names) != n or not all(isinstance(x, str) and x for x in names):
             raise ProblemError(where, f"{n} non-empty names", list(names))
+        if len(set(names)) != len(names):
+            raise ProblemError(where, f"{n} distinct names", list(names))
         return names
 
     # -- shape -----------------------------------------------------------------------------
