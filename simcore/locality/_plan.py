@@ -33,8 +33,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from schedbench.simcore.jit import njit
 from schedbench.simcore.locality._kernels import (
     ENT_END,
     ENT_FILE,
