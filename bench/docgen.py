@@ -43,6 +43,13 @@ EXIT_CODES = """Exit codes name the culprit:
 | 130 | interrupted (Ctrl-C) |
 | 141 | the reader of the output went away |
 
+Files: an input is read only when it is a regular file (a FIFO or a device is refused by name)
+and up to a size cap, after decompression for gzip: 1 GiB by default, 256 MiB for a
+PROBLEM.json, 4 MiB for a suite; the environment variable `SCHEDBENCH_MAX_INPUT_BYTES` (bytes,
+or with a k, M or G suffix) sets one cap for all. An output is written only over a new or
+regular file: a symbolic link, a device, a FIFO or a folder at the path is refused (use `-`
+where a command offers stdout).
+
 """
 
 

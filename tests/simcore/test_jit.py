@@ -37,6 +37,7 @@ def test_cache_location_follows_numba_then_the_tree_then_xdg_then_off(tmp_path):
         "numba",
         Path("/c"),
     )
+
     # a NUMBA_CACHE_DIR that cannot be written is passed over, not a traceback
     def not_c_nor_pkg(p: Path) -> bool:
         return p != Path("/c") and not_in_pkg(p)
