@@ -33,9 +33,9 @@ def load_problem(path: str | Path) -> Any:
             raise ProblemError(
                 "(file)", "an existing PROBLEM.json file", str(path), source=str(path)
             ) from exc
-        raise ProblemError(
-            "(file)", "a readable UTF-8 regular file", str(exc), source=str(path)
-        ) from exc
+        err = ProblemError("(file)", "a readable UTF-8 regular file", source=str(path))
+        err.args = (str(exc),)  # the reader's line names the file, the cap and the variable
+        raise err from exc
     try:
         data = loads_json(text)
     except DuplicateKeyError as exc:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import check_regular
 from schedbench.simcore.workload import Workload
 
 
@@ -274,7 +275,12 @@ def check_workload_spec(spec: str) -> None:
         kw = _kv(args, where)
         _jobs(kw, where)
         _check_keys(generate_lublin, where, kw)
-    elif not Path(source).is_file() and _dataset_swf(source) is None:
+    elif Path(source).exists():
+        try:
+            check_regular(source, label=f"workload {source!r}")
+        except SchedbenchError as exc:
+            raise WorkloadSpecError(str(exc)) from exc
+    elif _dataset_swf(source) is None:
         raise _not_found(source)
     for t in transforms:
         name, _, targs = t.partition(":")
@@ -308,8 +314,6 @@ def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error")
         from schedbench.instances.swf import read_swf
 
         path = Path(source)
-        if path.is_dir():
-            raise WorkloadSpecError(f"workload {source!r}: expected an SWF file, got a folder")
         if path.exists():
             w = read_swf(path, on_bad_line=on_bad_line)
         else:

@@ -105,6 +105,14 @@ def _open_regular(path: Path, label: str) -> int:
     return fd
 
 
+def check_regular(path: str | os.PathLike[str], *, label: str | None = None) -> Path:
+    """``path`` when it is a regular file that can be opened, without reading it (for checks
+    at plan time); a FIFO, a device or a folder is refused by name."""
+    p = Path(path)
+    os.close(_open_regular(p, str(p) if label is None else label))
+    return p
+
+
 def _read_capped(fh: IO[bytes] | gzip.GzipFile, cap: int, label: str, what: str) -> bytes:
     out = bytearray()
     while True:

@@ -112,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sqlite3.DatabaseError as exc:
         # A results store damaged past its header (a corrupted page is found by the query that
         # reads it): one line; `sqlite3 FILE "PRAGMA integrity_check"` says more.
-        print(f"schedbench: error: the results store cannot be read: {exc}", file=sys.stderr)
+        where = getattr(exc, "store_path", "the results store")
+        print(f"schedbench: error: {where}: cannot be read: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         # What the file system refused that no reader or writer turned into a sentence (a disk

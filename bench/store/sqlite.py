@@ -434,6 +434,9 @@ class ResultStore:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if isinstance(exc, sqlite3.DatabaseError) and not hasattr(exc, "store_path"):
+            # a damaged page is found by the query that reads it: say which store it was
+            exc.store_path = str(self.path)  # type: ignore[attr-defined]
         self.close()
 
     def __repr__(self) -> str:
