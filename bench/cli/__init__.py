@@ -101,7 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except SchedbenchError as exc:
-        print(f"schedbench: error: {exc}", file=sys.stderr)
+        # exit code 1 is a solver's fault: the line says so, so that the user does not look
+        # for a mistake in their own input
+        blame = "a solver's answer is invalid: " if exc.exit_code == 1 else ""
+        print(f"schedbench: error: {blame}{exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.

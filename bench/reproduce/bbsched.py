@@ -74,8 +74,10 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench._io import save_figure
+from schedbench.bench.cli.run import MAX_WORKERS
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.instances.workloads import MAX_GENERATED_JOBS
 from schedbench.simcore import safeio
 from schedbench.simcore.safeio import atomic_write_text, check_output_target, ensure_dir
 
@@ -1491,8 +1493,12 @@ def _stamp() -> str:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    if args.workers < 1 or args.jobs < 100:
-        print("schedbench: error: --workers >= 1 and --jobs >= 100 expected", file=sys.stderr)
+    if not 1 <= args.workers <= MAX_WORKERS or not 100 <= args.jobs <= MAX_GENERATED_JOBS:
+        print(
+            f"schedbench: error: --workers from 1 to {MAX_WORKERS} and --jobs from 100 to "
+            f"{MAX_GENERATED_JOBS:,} expected, got {args.workers} and {args.jobs}",
+            file=sys.stderr,
+        )
         return 2
     if args.calibrate:
         return calibrate(out, args.workers, args.jobs, args.seeds or list(CALIBRATION_SEEDS))

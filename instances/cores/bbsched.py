@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from schedbench.instances.cores._keys import choice, flag, integer, local_file, seconds
+from schedbench.instances.cores._keys import MAX_WINDOW, choice, flag, integer, local_file, seconds
 from schedbench.instances.systems import resolve_system
 from schedbench.instances.units import fit_units, rejection_warning
 from schedbench.instances.workloads import check_workload_spec, load_workload
@@ -101,7 +101,7 @@ class BBSchedCore(SimulationCore):
         Key("priority", "fcfs", "base scheduler order", choice("priority", tuple(PRIORITIES))),
         Key("backfill", "easy", "backfilling", choice("backfill", tuple(BACKFILLS))),
         Key("lifecycle", "classic", "job lifecycle", choice("lifecycle", LIFECYCLES)),
-        Key("window", 20, "window size", integer("window", 1, "an integer >= 1")),
+        Key("window", 20, "window size", integer("window", 1, "an integer >= 1", MAX_WINDOW)),
         Key(
             "starvation_bound",
             50,

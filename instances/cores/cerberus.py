@@ -47,7 +47,7 @@ from schedbench.instances.cerberus import (
     is_cerberus_spec,
     load_cerberus_workload,
 )
-from schedbench.instances.cores._keys import choice, integer
+from schedbench.instances.cores._keys import MAX_WINDOW, choice, integer
 from schedbench.instances.systems import resolve_system
 from schedbench.simcore.catalogue import catalogue
 from schedbench.simcore.cerberus.config import SWITCHES, CerberusConfig, config_for
@@ -427,7 +427,7 @@ def _reproduction_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, An
 
 
 def _window(value: Any) -> Any:
-    return integer("window", 0, "an integer >= 0 (0: the whole queue)")(value)
+    return integer("window", 0, "an integer >= 0 (0: the whole queue)", MAX_WINDOW)(value)
 
 
 class CerberusCore(SimulationCore):

@@ -470,7 +470,12 @@ def test_hostile_inputs_to_every_command(case, tmp_path, monkeypatch, capsys):
         assert code == 0, err
     else:
         assert code == case.get("code", 2), err
-        lines = [line for line in err.splitlines() if line.strip()]
+        # argparse's refusals come after its usage lines, which are not part of the message
+        lines = [
+            line
+            for line in err.splitlines()
+            if line.strip() and not line.startswith(("usage:", " "))
+        ]
         errors = [line for line in lines if "error:" in line]
         assert len(errors) == 1 and len(lines) <= 3, err
         assert case["words"] in errors[0] or case["words"] in err, err
@@ -478,3 +483,21 @@ def test_hostile_inputs_to_every_command(case, tmp_path, monkeypatch, capsys):
     assert _snapshot(outside) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["case", "outside"]
     assert not Path("/tmp/schedbench-fuzz-escape.sqlite").exists()
+
+
+class NegativeIndex:
+    """A broken plug-in for the corpus: selects job -1 (the fault is the solver's: exit 1)."""
+
+    name = "negative-index"
+    id = "negative-index"
+
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        return True, ""
+
+    def solve(self, problem: Any, budget: Any) -> Any:
+        from schedbench.simcore.kinds.selection.problem import Decision
+        from schedbench.simcore.problem import Status
+
+        return Decision(
+            status=Status.FEASIBLE, selected=(-1,), objectives=((0.0,) * problem.M,), solver=self.id
+        )
