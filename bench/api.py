@@ -72,15 +72,18 @@ def solve(
         problem = load_problem(problem)
     elif isinstance(problem, Mapping):
         problem = get_kind(str(problem.get("kind", "selection"))).problem_from_dict(problem)
-    from schedbench.simcore.errors import UsageError
+    from schedbench.simcore.kinds.base import kind_of
     from schedbench.solvers.registry import solver_kinds
 
     kind = getattr(type(problem), "kind", None)
     kinds = solver_kinds(built)
-    if kind not in kinds:  # the user named a solver of another kind: refused before it runs
-        raise UsageError(
-            f"solver {solver!r} answers {', '.join(kinds)} problems; this problem is of kind "
-            f"{kind!r} (schedbench solvers lists each solver's kind)"
+    if kind not in kinds:
+        # a solver of another kind declines before it runs, as a built-in selection solver
+        # does (its code would fail on a problem of the wrong type)
+        return kind_of(problem).error_decision(
+            f"not supported: solver {getattr(built, 'id', solver)!r} answers "
+            f"{', '.join(kinds)} problems, not {kind}",
+            solver=str(getattr(built, "id", solver)),
         )
     warm_up(built)
     return timed_solve(built, problem, b)

@@ -207,8 +207,6 @@ class SelectionProblem:
                 raise ProblemError(f"must_include[{i}]", "an integer job index", item)
             if not 0 <= int(item) < w:
                 raise ProblemError(f"must_include[{i}]", f"a job index in 0..{w - 1}", item)
-            if int(item) in out:
-                raise ProblemError(f"must_include[{i}]", "each job index once", item)
             out.add(int(item))
         return tuple(sorted(out))
 
@@ -336,6 +334,13 @@ class SelectionProblem:
             for key in ("capacities", "demands"):
                 if key not in data:
                     raise ProblemError(key, "a required key", None)
+            must = data.get("must_include", ())
+            if isinstance(must, list):  # a file that names a job twice is a typo, not a set
+                seen: set[Any] = set()
+                for i, item in enumerate(must):
+                    if isinstance(item, int) and item in seen:
+                        raise ProblemError(f"must_include[{i}]", "each job index once", item)
+                    seen.add(item)
             # Raw JSON values: __post_init__ converts and checks every one.
             raw: dict[str, Any] = {
                 "capacities": data["capacities"],
