@@ -390,11 +390,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return safeio.sha256_file(path)
 
 
 Status = Literal["ok", "mismatch", "missing", "not fetched", "unpinned", "overridden"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -111,6 +112,17 @@ def check_regular(path: str | os.PathLike[str], *, label: str | None = None) -> 
     p = Path(path)
     os.close(_open_regular(p, str(p) if label is None else label))
     return p
+
+
+def sha256_file(path: str | os.PathLike[str], *, label: str | None = None) -> str:
+    """The SHA-256 of a regular file, read in blocks (no cap: nothing is kept in memory); a
+    FIFO or a device is refused by name instead of blocking or never ending."""
+    p = Path(path)
+    h = hashlib.sha256()
+    with os.fdopen(_open_regular(p, str(p) if label is None else label), "rb") as fh:
+        for block in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _read_capped(fh: IO[bytes] | gzip.GzipFile, cap: int, label: str, what: str) -> bytes:
