@@ -348,7 +348,7 @@ def _literals(items: list[str], option: str) -> dict[str, Any]:
     for key, value in registry.parse_assignments(items).items():
         try:
             out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             out[key] = value  # plain text, e.g. a name
     return out
 

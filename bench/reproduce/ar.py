@@ -62,6 +62,7 @@ from schedbench.instances.ar_workload import (
     swf_machine_pes,
 )
 from schedbench.simcore.errors import ConfigError
+from schedbench.simcore.kinds.reservation.problem import MAX_PES
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.reservations.driver import ReservationRun, serve, serve_with_solver
 from schedbench.simcore.reservations.fit import FIT_POLICIES, PAPER_POLICIES, get_fit_policy
@@ -263,8 +264,8 @@ def _replay(args: argparse.Namespace) -> int:
         requests = requests_from_swf(
             args.swf, seed=args.seed, af=af, artime=args.artime, deadline=args.deadline
         )
-    if not isinstance(pes, int) or pes < 1:
-        raise ConfigError(f"--pes: expected an integer >= 1, got {pes!r}")
+    if not isinstance(pes, int) or not 1 <= pes <= MAX_PES:
+        raise ConfigError(f"--pes: expected an integer from 1 to {MAX_PES:,}, got {pes!r}")
     for rid, reason in invalid_requests(requests, pes):
         print(f"schedbench: request {rid}: rejected at load: {reason}", file=sys.stderr)
     result = _serve_named(
