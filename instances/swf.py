@@ -39,6 +39,10 @@ value, or a non-integer job number / processor count (fields 1, 5, 8) is a *bad 
 ``"{path}:{line}: expected ..., got ..."`` (1-based physical line number). With
 ``on_bad_line="skip"`` bad lines are left out and counted in ``cleaning["bad_lines"]``.
 
+Two job lines with one job number are an error whatever ``on_bad_line`` says (every table keyed
+by job would merge them): :class:`SwfError` names the second line. The file is read through
+``simcore/safeio.py``: a regular file only, under the input size cap (after gunzipping).
+
 Cleaning (``clean=True``, the default)
 --------------------------------------
 Applied in this order to the rows that parsed; a row removed by one rule is not seen by later
