@@ -104,6 +104,7 @@ from schedbench.bench._io import atomic_write, pid_alive
 from schedbench.bench.store.provenance import provenance as _collect_provenance
 from schedbench.bench.store.records import CellRecord
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import check_output_target
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
 APPLICATION_ID = 0x53425253
@@ -251,6 +252,8 @@ class ResultStore:
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no results store here (expected an existing file)")
         if not readonly:
+            # SQLite writes through a symlink or into a device: refused like every output
+            check_output_target(self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
