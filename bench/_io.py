@@ -2,49 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+# The writer lives in simcore/safeio.py (simcore and instances write files too); bench code
+# imports it from here as it always has.
+from schedbench.simcore.safeio import atomic_write, atomic_write_text
 
-def _umask() -> int:
-    """The process's umask (read by setting it and putting it back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(
-    path: str | os.PathLike[str], write: Callable[[IO[Any]], Any], *, text: bool
-) -> Path:
-    """Write ``path`` through a temporary file in the same folder, fsync, rename: a reader sees
-    the old file or the new one, never half of it. The file gets the mode a plain ``open``
-    would give it (0666 less the umask), not ``mkstemp``'s private 0600."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())
-        mode = "w" if text else "wb"
-        kwargs: dict[str, Any] = {"encoding": "utf-8", "newline": ""} if text else {}
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return p
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """``atomic_write`` of one string."""
-    return atomic_write(path, lambda fh: fh.write(text), text=True)
+__all__ = ["atomic_write", "atomic_write_text", "pid_alive", "save_figure"]
 
 
 def pid_alive(pid: int) -> bool:
@@ -60,3 +26,11 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+    """``fig.savefig`` through :func:`atomic_write`: the format from the file's suffix (PNG
+    when it has none), the same refusals and one-line errors as every other output."""
+    p = Path(path)
+    kwargs.setdefault("format", p.suffix[1:].lower() or "png")
+    return atomic_write(p, lambda fh: fig.savefig(fh, **kwargs), text=False)

@@ -32,6 +32,7 @@ from schedbench.simcore.core import (
 )
 from schedbench.simcore.errors import PolicyOptionError
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, Budget
+from schedbench.simcore.safeio import create_output
 
 __all__ = ["Simulated", "report", "reproduce", "run_suite", "simulate", "solve"]
 
@@ -69,16 +70,28 @@ def solve(
     (``bench/run/isolate.py``: a Python-level hang is stopped, a crash is not contained).
     """
     from schedbench.instances.problem_files import load_problem
-    from schedbench.simcore.kinds.base import get_kind
+    from schedbench.simcore.kinds.base import get_kind, kind_of
     from schedbench.simcore.solver import timed_solve
+    from schedbench.solvers.registry import make_solver, solver_kinds
 
     b = Budget(deadline_s=budget, seed=seed)
-    contained = _contained(solver, params, isolate=isolate, memory_limit=memory_limit)
-    if isinstance(problem, (str, Path)):
-        problem = load_problem(problem)
-    elif isinstance(problem, Mapping):
-        problem = get_kind(str(problem.get("kind", "selection"))).problem_from_dict(problem)
+    built = make_solver(solver, params)
+    contained = _contained(solver, params, isolate=isolate, memory_limit=memory_limit, built=built)
     try:
+        if isinstance(problem, (str, Path)):
+            problem = load_problem(problem)
+        elif isinstance(problem, Mapping):
+            problem = get_kind(str(problem.get("kind", "selection"))).problem_from_dict(problem)
+        kind = getattr(type(problem), "kind", None)
+        kinds = solver_kinds(built)
+        if kind not in kinds:
+            # a solver of another kind declines before it runs, as a built-in selection solver
+            # does (its code would fail on a problem of the wrong type)
+            return kind_of(problem).error_decision(
+                f"not supported: solver {getattr(built, 'id', solver)!r} answers "
+                f"{', '.join(kinds)} problems, not {kind}",
+                solver=str(getattr(built, "id", solver)),
+            )
         return timed_solve(contained, problem, b)
     finally:
         close = getattr(contained, "close", None)
@@ -387,8 +400,7 @@ class _DecisionLog:
 
     def __call__(self, entry: dict[str, Any]) -> None:
         if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = self.path.open("w", encoding="utf-8")
+            self._fh = create_output(self.path)
         self._fh.write(json.dumps(entry) + "\n")
         self._fh.flush()
 

@@ -32,6 +32,27 @@ HEADER = (
 )
 
 
+#: The exit-code contract, stated once for the reference page: the code names the culprit.
+EXIT_CODES = """Exit codes name the culprit:
+
+| code | meaning |
+|---|---|
+| 0 | success |
+| 1 | a solver's fault (it answered `error`, or an answer that breaks the problem, such as an index out of range), a failed conformance check, or a regression found by `compare --fail` |
+| 2 | the user's input: a file, flag, spec or value that is wrong, missing, too large (the bound is in the message) or contradictory, an output path that must not or cannot be written (a symlink, a device, a full disk, no permission); one line on stderr naming the file, line or key and what was expected |
+| 130 | interrupted (Ctrl-C) |
+| 141 | the reader of the output went away |
+
+Files: an input is read only when it is a regular file (a FIFO or a device is refused by name)
+and up to a size cap, after decompression for gzip: 1 GiB by default, 256 MiB for a
+PROBLEM.json, 4 MiB for a suite; the environment variable `SCHEDBENCH_MAX_INPUT_BYTES` (bytes,
+or with a k, M or G suffix) sets one cap for all. An output is written only over a new or
+regular file: a symbolic link, a device, a FIFO or a folder at the path is refused (use `-`
+where a command offers stdout).
+
+"""
+
+
 def plain(doc: str | None) -> str:
     """A docstring as plain Markdown text: dedented, reST roles and double backticks made
     Markdown code, ``::`` literal blocks fenced as text."""
@@ -79,10 +100,8 @@ def cli_page() -> str:
         parts = [
             HEADER,
             "# Command-line reference\n\n",
-            "Every sub-command's `--help`, as `schedbench` prints it. Exit codes: 0 success; 1 a "
-            "solver answered `error`, a conformance check failed or a gate found a regression; 2 "
-            "bad input (one line on stderr naming the file, line or key and what was expected); "
-            "130 interrupted; 141 the reader of the output went away.\n\n",
+            "Every sub-command's `--help`, as `schedbench` prints it.\n\n",
+            EXIT_CODES,
             "```text\n",
             top.format_help(),
             "```\n",

@@ -53,6 +53,7 @@ from schedbench.instances.lublin import generate_lublin
 from schedbench.instances.sources import ProblemSource, SourceError, SourceInstance, SourceLimits
 from schedbench.simcore.reservations.driver import problem_for, serve
 from schedbench.simcore.reservations.requests import Request, RequestError, invalid_reason
+from schedbench.simcore.safeio import InputFileError, open_output, open_text
 
 #: The paper's six durations (Section 6.1), seconds.
 RUNTIME_CLASSES: tuple[int, ...] = (60, 300, 900, 1800, 3600, 10800)
@@ -237,9 +238,10 @@ def read_requests_csv(path: str | os.PathLike[str]) -> list[Request]:
     """The requests of a CSV file (module docstring), in file order."""
     source = os.fspath(path)
     try:
-        handle = open(source, newline="", encoding="utf-8")  # noqa: SIM115 (closed below)
-    except OSError as exc:
-        raise RequestError(f"{source}: cannot read the request file ({exc.strerror})") from exc
+        handle = open_text(source)
+    except (OSError, InputFileError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise RequestError(f"{source}: cannot read the request file ({reason})") from exc
     with handle:
         rows = csv.reader(handle)
         try:
@@ -299,7 +301,7 @@ def read_requests_csv(path: str | os.PathLike[str]) -> list[Request]:
 
 def write_requests_csv(requests: Iterable[Request], path: str | os.PathLike[str]) -> None:
     """Write requests in the CSV form :func:`read_requests_csv` reads."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
+    with open_output(path, newline="") as handle:
         out = csv.writer(handle)
         out.writerow(CSV_COLUMNS)
         for r in requests:

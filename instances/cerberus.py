@@ -55,6 +55,7 @@ from schedbench.instances import datasets
 from schedbench.instances.datasets import open_text
 from schedbench.simcore.cerberus.workload import CerberusWorkload, CerberusWorkloadError
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import InputFileError, open_output
 from schedbench.simcore.workload import Workload
 
 COLUMNS: tuple[str, ...] = (
@@ -104,6 +105,11 @@ def _number(text: str) -> float | None:
     return v if math.isfinite(v) else None
 
 
+#: Largest magnitude of a number in a workload (seconds, ids, cores): about 31,700 years of
+#: seconds; larger values are typos that overflow the integer arrays.
+MAX_VALUE = 1e12
+
+
 def read_cerberus_workload(
     path: str | os.PathLike[str], *, max_cores: int | None = None
 ) -> CerberusWorkload:
@@ -111,10 +117,8 @@ def read_cerberus_workload(
     source = os.fspath(path)
     try:
         fh = open_text(path)
-    except OSError as exc:
-        raise CerberusFileError(
-            f"{source}: cannot read the workload ({exc.strerror or exc})", path=source
-        ) from exc
+    except InputFileError as exc:
+        raise CerberusFileError(f"{source}: cannot read the workload ({exc})", path=source) from exc
     with fh:
         try:
             rows = list(csv.reader(fh))
@@ -176,6 +180,10 @@ def read_cerberus_workload(
                 cols[name].append(v)
                 continue
             v = _number(text)
+            if v is not None and abs(v) > MAX_VALUE:
+                raise _fail(
+                    source, line, col, name, f"a number of magnitude <= {MAX_VALUE:g}", text
+                )
             if name == "job_id":
                 if v is None or v != int(v):
                     raise _fail(source, line, col, name, "an integer job id", text)
@@ -203,6 +211,16 @@ def read_cerberus_workload(
                 raise _fail(source, line, col, name, "a finite number >= 0", text)
             assert v is not None  # checked above
             cols[name].append(float(v))
+        run_tb, max_tb = cols["data_run_tb"][-1], cols["data_max_tb"][-1]
+        if max_tb < run_tb:  # False when either is empty (NaN)
+            raise _fail(
+                source,
+                line,
+                pos["data_max_tb"] + 1,
+                "data_max_tb",
+                f"at least data_run_tb ({_cell(run_tb)} TB): the most the job holds",
+                _cell(max_tb),
+            )
     return CerberusWorkload(
         job_id=np.asarray(cols["job_id"], dtype=np.int64),
         submit=cols["submit_s"],
@@ -229,8 +247,7 @@ def write_cerberus_workload(workload: CerberusWorkload, path: str | os.PathLike[
     """Write ``workload`` in the CSV format above (integers without a decimal point where
     integral for the data columns; empty cells for NaN). Reading it back gives the same jobs."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8", newline="") as fh:
+    with open_output(p, newline="") as fh:
         out = csv.writer(fh, lineterminator="\n")
         out.writerow(COLUMNS)
         for i in range(len(workload)):

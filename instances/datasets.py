@@ -25,9 +25,7 @@ Readers accept the stored bytes as they are: a gzip file is recognised by its ma
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import os
 import re
 import tomllib
@@ -37,6 +35,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from schedbench.simcore import safeio
 from schedbench.simcore.errors import SchedbenchError, UnknownNameError
 
 #: The shipped data folder and its manifest.
@@ -380,24 +379,18 @@ def is_gzip(path: str | os.PathLike[str]) -> bool:
 
 
 def open_text(path: str | os.PathLike[str]) -> IO[str]:
-    """A text stream over a file, gunzipped when it is gzip (by its magic bytes)."""
-    if is_gzip(path):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+    """A text stream over a file, gunzipped when it is gzip (by its magic bytes); read through
+    simcore/safeio.py (regular files only, under the input size cap)."""
+    return safeio.open_text(path)
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A file's bytes, gunzipped when it is gzip."""
-    raw = Path(path).read_bytes()
-    return gzip.decompress(raw) if raw[:2] == _GZIP_MAGIC else raw
+    """A file's bytes, gunzipped when it is gzip (simcore/safeio.py's checks and cap)."""
+    return safeio.read_bytes(path)
 
 
 def sha256_of(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    return safeio.sha256_file(path)
 
 
 Status = Literal["ok", "mismatch", "missing", "not fetched", "unpinned", "overridden"]

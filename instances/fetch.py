@@ -44,6 +44,7 @@ from schedbench.instances.datasets import (
     sha256_of,
 )
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import check_output_target, ensure_dir
 
 #: Environment variable: a base URL to fetch every file from instead of its own URL.
 MIRROR_ENV = "SCHEDBENCH_DATA_MIRROR"
@@ -157,7 +158,7 @@ def download(
             length = response.headers.get("Content-Length")
             total = int(length) if length and length.isdigit() else None
             mode = "wb"
-        part.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(part.parent)
         done = offset
         if progress is not None:
             progress(done, total)
@@ -250,6 +251,7 @@ def fetch(
             raise ChecksumError(
                 f"{url}: sha256 {got}, expected {expected} ({origin}); the download was deleted"
             )
+        check_output_target(dest)
         os.replace(part, dest)
         if f.sha256 is None or sha256 is not None:
             _record(dest, got)

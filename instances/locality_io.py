@@ -18,7 +18,6 @@ of §3; :func:`generate_locality` draws a seeded synthetic one with user session
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from schedbench.simcore.locality.model import (
     LocalityWorkload,
     LocalityWorkloadError,
 )
+from schedbench.simcore.safeio import InputFileError, open_output, read_text
 
 __all__ = [
     "GENERATOR_PREFIX",
@@ -88,10 +88,7 @@ DAY_S = 86_400
 
 
 def _open_text(path: Path) -> str:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return fh.read()
-    return path.read_text(encoding="utf-8")
+    return read_text(path)
 
 
 def read_locality(path: str | Path) -> LocalityWorkload:
@@ -100,10 +97,8 @@ def read_locality(path: str | Path) -> LocalityWorkload:
     src = str(p)
     try:
         text = _open_text(p)
-    except FileNotFoundError as exc:
-        raise LocalityWorkloadError(f"{src}: no such workload file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LocalityWorkloadError(f"{src}: cannot read the workload ({exc})") from exc
+    except InputFileError as exc:  # names the file and what is wrong with it
+        raise LocalityWorkloadError(str(exc)) from exc
     return parse_locality(text.splitlines(), source=src)
 
 
@@ -189,8 +184,7 @@ def format_line(w: LocalityWorkload, i: int) -> str:
 def write_locality(w: LocalityWorkload, path: str | Path) -> Path:
     """Write ``w`` in the 24-token format (sizes with 6 decimals, as the authors' files)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("w", encoding="utf-8") as fh:
+    with open_output(p) as fh:
         for i in range(len(w)):
             fh.write(format_line(w, i) + "\n")
     return p
@@ -208,10 +202,8 @@ def read_locality_machine(path: str | Path) -> LocalityPlatform:
     p = Path(path)
     try:
         text = _open_text(p)
-    except FileNotFoundError as exc:
-        raise LocalityWorkloadError(f"{p}: no such machine file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LocalityWorkloadError(f"{p}: cannot read the machine file ({exc})") from exc
+    except InputFileError as exc:
+        raise LocalityWorkloadError(f"machine file {exc}") from exc
     memory: list[int] = []
     seen: dict[str, tuple[float, int]] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -487,6 +479,12 @@ def _clean(
     return n_nodes, base
 
 
+#: Most one-node copies the converter makes of one job (a 10^8-processor job would be five
+#: million jobs), and most jobs it makes in all.
+MAX_SPLIT_COPIES = 100_000
+MAX_CONVERTED_JOBS = 10_000_000
+
+
 def _split_multi_node(
     base: list[_Row], cores_per_node: int, n_nodes: int, counts: dict[str, int]
 ) -> list[_Row]:
@@ -496,6 +494,12 @@ def _split_multi_node(
     for r in base:
         if r.cores > cores_per_node:
             k = math.ceil(r.cores / cores_per_node)
+            if k > MAX_SPLIT_COPIES or len(rows) + k > MAX_CONVERTED_JOBS:
+                raise LocalityWorkloadError(
+                    f"a job of {r.cores:,} cores (submitted at {r.submit}) would split into {k:,} "
+                    f"one-node jobs: expected at most {MAX_SPLIT_COPIES:,} per job and "
+                    f"{MAX_CONVERTED_JOBS:,} in all"
+                )
             counts["split_jobs"] += 1
             counts["split_copies"] += k
             rows.extend(

@@ -10,6 +10,13 @@ from typing import Any
 from schedbench.simcore.errors import ProblemError, UnknownKindError
 from schedbench.simcore.kinds.base import get_kind
 from schedbench.simcore.kinds.selection.problem import SelectionProblem
+from schedbench.simcore.safeio import (
+    DuplicateKeyError,
+    InputFileError,
+    atomic_write_text,
+    loads_json,
+    read_text,
+)
 
 #: A PROBLEM.json larger than this is refused before it is read (a window of 10^6 jobs with
 #: three resources is ~60 MiB).
@@ -20,28 +27,21 @@ def load_problem(path: str | Path) -> Any:
     """Read a PROBLEM.json file of any registered kind (``"kind"``, default ``selection``)."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-    except OSError:
-        size = 0
-    if size > MAX_PROBLEM_BYTES:
-        raise ProblemError(
-            "(file)",
-            f"a PROBLEM.json of at most {MAX_PROBLEM_BYTES // 2**20} MiB",
-            f"{size / 2**20:.0f} MiB",
-            source=str(path),
-        )
+        text = read_text(path, max_bytes=MAX_PROBLEM_BYTES, gunzip=False)
+    except InputFileError as exc:
+        if not path.exists():
+            raise ProblemError(
+                "(file)", "an existing PROBLEM.json file", str(path), source=str(path)
+            ) from exc
+        err = ProblemError("(file)", "a readable UTF-8 regular file", source=str(path))
+        err.args = (str(exc),)  # the reader's line names the file, the cap and the variable
+        raise err from exc
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
+        data = loads_json(text)
+    except DuplicateKeyError as exc:
         raise ProblemError(
-            "(file)", "an existing PROBLEM.json file", str(path), source=str(path)
+            "(file)", "each key once per object", str(exc), source=str(path)
         ) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(
-            "(file)", "a readable UTF-8 text file", str(exc), source=str(path)
-        ) from exc
-    try:
-        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProblemError(
             f"line {exc.lineno} column {exc.colno}", f"valid JSON ({exc.msg})", source=str(path)
@@ -79,4 +79,4 @@ def save_problem(problem: SelectionProblem, path: str | Path) -> None:
         else:
             lines.append(f'  "{key}": {json.dumps(value)}{comma}')
     lines.append("}")
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    atomic_write_text(path, "\n".join(lines) + "\n")

@@ -23,18 +23,22 @@ from typing import Any
 
 from schedbench.simcore.errors import ProblemError
 from schedbench.simcore.kinds.base import get_kind
+from schedbench.simcore.safeio import DuplicateKeyError, loads_json, read_text
 
 
 def read_recorded(path: str | Path) -> Iterator[tuple[str, Any, dict[str, Any]]]:
     """(label, problem, context) for every recorded decision; errors name file and line."""
     p = Path(path)
-    with p.open(encoding="utf-8") as fh:
-        lines = fh.readlines()
+    lines = read_text(p).splitlines(keepends=True)
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = loads_json(raw)
+        except DuplicateKeyError as exc:
+            raise ProblemError(
+                f"line {number}", "each key once per object", str(exc), source=str(p)
+            ) from exc
         except json.JSONDecodeError as exc:
             if number == len(lines) and not raw.endswith("\n"):
                 warnings.warn(f"{p}:{number}: truncated last line skipped", stacklevel=2)

@@ -295,6 +295,14 @@ class ProblemFiles(ProblemSource):
     name = "problem-files"
     keys = required = frozenset({"paths"})
 
+    def check(self, spec: dict[str, Any], base: Path, limits: SourceLimits) -> None:
+        super().check(spec, base, limits)
+        for pattern in spec["paths"]:  # a glob matching nothing would be a suite of 0 cells
+            if not glob.glob(str(base / pattern)):
+                raise SourceError(
+                    "paths", "globs that each match at least one PROBLEM.json file", pattern
+                )
+
     def count(self, spec: dict[str, Any], base: Path) -> int:
         return sum(len(glob.glob(str(base / pattern))) for pattern in spec["paths"])
 

@@ -39,6 +39,10 @@ value, or a non-integer job number / processor count (fields 1, 5, 8) is a *bad 
 ``"{path}:{line}: expected ..., got ..."`` (1-based physical line number). With
 ``on_bad_line="skip"`` bad lines are left out and counted in ``cleaning["bad_lines"]``.
 
+Two job lines with one job number are an error whatever ``on_bad_line`` says (every table keyed
+by job would merge them): :class:`SwfError` names the second line. The file is read through
+``simcore/safeio.py``: a regular file only, under the input size cap (after gunzipping).
+
 Cleaning (``clean=True``, the default)
 --------------------------------------
 Applied in this order to the rows that parsed; a row removed by one rule is not seen by later
@@ -112,6 +116,7 @@ from typing import Literal
 import numpy as np
 
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import InputFileError, atomic_write_bytes, read_bytes
 from schedbench.simcore.schedule import JobState, ScheduleResult
 from schedbench.simcore.workload import SWF_FIELDS, Workload
 
@@ -182,14 +187,10 @@ def _fail(path: str, line: int, expected: str, got: object) -> SwfError:
 
 
 def _read_text(path: Path, source: str) -> str:
-    data = path.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise SwfError(
-                f"{source}: expected complete gzip data, got {exc}", path=source
-            ) from exc
+    try:
+        data = read_bytes(path, label=source)
+    except InputFileError as exc:
+        raise SwfError(str(exc), path=source) from exc
     return data.decode("utf-8-sig", errors="replace")
 
 
@@ -499,6 +500,7 @@ def read_swf(
 
     n = table.shape[0]
     job_id = table[:, _JOB].astype(np.int64)
+    _check_unique_ids(source, parsed, job_id)
     submit = table[:, _SUBMIT].copy()
     runtime = table[:, _RUN].copy()
     requested = table[:, _REQ_TIME].copy()
@@ -567,6 +569,19 @@ def read_swf(
         cleaning=cleaning,
         **resources,
     )
+
+
+def _check_unique_ids(source: str, parsed: _Parsed, job_id: np.ndarray) -> None:
+    """Two jobs with one id would be one job to every table keyed by it: refused, the second
+    line named."""
+    if job_id.size < 2:
+        return
+    order = np.argsort(job_id, kind="stable")
+    same = np.flatnonzero(job_id[order][1:] == job_id[order][:-1])
+    if same.size:
+        row = int(order[same + 1].min())
+        line = int(parsed.line_numbers()[row])
+        raise _fail(source, line, "each job id (field 1) once", int(job_id[row]))
 
 
 def _check_invariants(
@@ -774,5 +789,4 @@ def write_swf(
     out = Path(path)
     if out.suffix == ".gz":
         data = gzip.compress(data, mtime=0)
-    out.write_bytes(data)
-    return out
+    return atomic_write_bytes(out, data)

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import read_text
 from schedbench.simcore.system import NodeGroup, System, SystemSpecError
 from schedbench.simcore.workload import Workload
 
@@ -184,7 +185,9 @@ def system_from_dict(data: dict, *, source: str = "<dict>") -> System:
 def load_system_file(path: str | Path) -> System:
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text())
+        if not p.exists():
+            raise FileNotFoundError(p)
+        data = tomllib.loads(read_text(p, gunzip=False))
     except FileNotFoundError as exc:
         raise SystemFileError(f"{p}: no such machine file") from exc
     except tomllib.TOMLDecodeError as exc:

@@ -32,11 +32,20 @@ from pathlib import Path
 from typing import Any, Literal
 
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import check_regular
 from schedbench.simcore.workload import Workload
 
 
 class WorkloadSpecError(SchedbenchError, ValueError):
     """A workload spec that cannot be understood; the message quotes the part at fault."""
+
+
+#: Most jobs a generator may make: a typo of a few zeros must not fill the memory.
+MAX_GENERATED_JOBS = 10_000_000
+#: Largest offered load ``load:`` accepts (1 is a machine busy all the time).
+MAX_OFFERED_LOAD = 100.0
+#: Largest arrival scaling factor ``arrivals:`` accepts.
+MAX_ARRIVAL_FACTOR = 1e6
 
 
 def _value(text: str) -> Any:
@@ -56,8 +65,46 @@ def _kv(text: str, where: str) -> dict[str, Any]:
         if "=" not in part:
             raise WorkloadSpecError(f"{where}: expected key=value, got {part!r}")
         k, v = part.split("=", 1)
+        if k.strip() in out:
+            raise WorkloadSpecError(f"{where}: key {k.strip()!r} given twice")
         out[k.strip()] = _value(v.strip())
+    seed = out.get("seed")
+    if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**32):
+        raise WorkloadSpecError(f"{where}: seed: expected an integer in 0..2**32-1, got {seed!r}")
     return out
+
+
+def _jobs(kw: dict[str, Any], where: str) -> int:
+    """The ``jobs`` key of a generator spec, bounded."""
+    if "jobs" not in kw:
+        raise WorkloadSpecError(f"{where}: missing key 'jobs' (number of jobs to generate)")
+    n = kw.pop("jobs")
+    if not isinstance(n, int) or not 1 <= n <= MAX_GENERATED_JOBS:
+        raise WorkloadSpecError(
+            f"{where}: jobs: expected an integer from 1 to {MAX_GENERATED_JOBS:,}, got {n!r}"
+        )
+    return n
+
+
+def _factor(args: str, where: str, high: float) -> float:
+    """A positive finite factor of at most ``high``."""
+    try:
+        factor = float(args)
+    except ValueError as exc:
+        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from exc
+    if not 0 < factor <= high:
+        raise WorkloadSpecError(f"{where}: expected a factor in (0, {high:g}], got {args!r}")
+    return factor
+
+
+def _head_count(args: str, where: str) -> int:
+    try:
+        n = int(args)
+    except ValueError as exc:
+        raise WorkloadSpecError(f"{where}: expected an integer, got {args!r}") from exc
+    if n < 1:
+        raise WorkloadSpecError(f"{where}: expected a number of jobs >= 1, got {n}")
+    return n
 
 
 def _check_keys(fn: Callable[..., Workload], where: str, kw: dict[str, Any]) -> None:
@@ -74,7 +121,9 @@ def _call(fn: Callable[..., Workload], where: str, *args: Any, **kw: Any) -> Wor
     _check_keys(fn, where, kw)
     try:
         return fn(*args, **kw)
-    except TypeError as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, SchedbenchError):
+            raise
         raise WorkloadSpecError(f"{where}: {exc}") from exc
 
 
@@ -82,11 +131,7 @@ def _lublin(args: str, where: str) -> Workload:
     from schedbench.instances.lublin import generate_lublin
 
     kw = _kv(args, where)
-    if "jobs" not in kw:
-        raise WorkloadSpecError(f"{where}: missing key 'jobs' (number of jobs to generate)")
-    n = kw.pop("jobs")
-    if not isinstance(n, int) or n < 1:
-        raise WorkloadSpecError(f"{where}: jobs: expected an integer >= 1, got {n!r}")
+    n = _jobs(kw, where)
     return _call(generate_lublin, where, n, **kw)
 
 
@@ -103,11 +148,7 @@ def _bbsched(w: Workload, args: str, where: str) -> Workload:
 def _arrivals(w: Workload, args: str, where: str) -> Workload:
     from schedbench.instances.bbsched import scale_arrivals
 
-    try:
-        factor = float(args)
-    except ValueError as exc:
-        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from exc
-    return scale_arrivals(w, factor)
+    return scale_arrivals(w, _factor(args, where, MAX_ARRIVAL_FACTOR))
 
 
 _LOAD_KEYS = ("nodes", "bb", "system", "warmup", "cooldown")
@@ -122,8 +163,10 @@ def _load_args(args: str, where: str) -> dict[str, Any]:
         )
     for key in ("nodes", "bb"):
         v = kw.get(key)
-        if v is not None and (isinstance(v, str) or not v > 0):
-            raise WorkloadSpecError(f"{where}: {key}: expected an offered load > 0, got {v!r}")
+        if v is not None and (isinstance(v, str) or not 0 < v <= MAX_OFFERED_LOAD):
+            raise WorkloadSpecError(
+                f"{where}: {key}: expected an offered load in (0, {MAX_OFFERED_LOAD:g}], got {v!r}"
+            )
     if "nodes" not in kw and "bb" not in kw:
         raise WorkloadSpecError(f"{where}: expected nodes=LOAD and/or bb=LOAD")
     if "bb" in kw and "system" not in kw:
@@ -156,21 +199,11 @@ def _load(w: Workload, args: str, where: str) -> Workload:
 def _bbscale(w: Workload, args: str, where: str) -> Workload:
     from schedbench.instances.load import scale_bb
 
-    try:
-        factor = float(args)
-    except ValueError as exc:
-        raise WorkloadSpecError(f"{where}: expected a number, got {args!r}") from exc
-    if not factor > 0:
-        raise WorkloadSpecError(f"{where}: expected a factor > 0, got {args!r}")
-    return scale_bb(w, factor)
+    return scale_bb(w, _factor(args, where, MAX_ARRIVAL_FACTOR))
 
 
 def _head(w: Workload, args: str, where: str) -> Workload:
-    try:
-        n = int(args)
-    except ValueError as exc:
-        raise WorkloadSpecError(f"{where}: expected an integer, got {args!r}") from exc
-    return w.take(slice(0, n))
+    return w.take(slice(0, _head_count(args, where)))
 
 
 TRANSFORMS: dict[str, Callable[[Workload, str, str], Workload]] = {
@@ -240,11 +273,14 @@ def check_workload_spec(spec: str) -> None:
 
         where = f"workload {source!r}"
         kw = _kv(args, where)
-        n = kw.pop("jobs", None)
-        if not isinstance(n, int) or n < 1:
-            raise WorkloadSpecError(f"{where}: jobs: expected an integer >= 1, got {n!r}")
+        _jobs(kw, where)
         _check_keys(generate_lublin, where, kw)
-    elif not Path(source).is_file() and _dataset_swf(source) is None:
+    elif Path(source).exists():
+        try:
+            check_regular(source, label=f"workload {source!r}")
+        except SchedbenchError as exc:
+            raise WorkloadSpecError(str(exc)) from exc
+    elif _dataset_swf(source) is None:
         raise _not_found(source)
     for t in transforms:
         name, _, targs = t.partition(":")
@@ -258,29 +294,18 @@ def check_workload_spec(spec: str) -> None:
             if scen.strip().upper() not in SCENARIOS:
                 raise WorkloadSpecError(f"{where}: expected one of {', '.join(SCENARIOS)}")
             _check_keys(bbsched_scenario, where, _kv(rest, where))
-        elif name.strip() == "arrivals":
-            try:
-                float(targs)
-            except ValueError as exc:
-                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from exc
+        elif name.strip() in ("arrivals", "bbscale"):
+            _factor(targs, where, MAX_ARRIVAL_FACTOR)
         elif name.strip() == "load":
             _load_args(targs, where)
-        elif name.strip() == "bbscale":
-            try:
-                ok = float(targs) > 0
-            except ValueError as exc:
-                raise WorkloadSpecError(f"{where}: expected a number, got {targs!r}") from exc
-            if not ok:
-                raise WorkloadSpecError(f"{where}: expected a factor > 0, got {targs!r}")
         elif name.strip() == "head":
-            try:
-                int(targs)
-            except ValueError as exc:
-                raise WorkloadSpecError(f"{where}: expected an integer, got {targs!r}") from exc
+            _head_count(targs, where)
 
 
 def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error") -> Workload:
     """Resolve a workload spec (see the module docstring) into a :class:`Workload`."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise WorkloadSpecError(f"workload {spec!r}: expected an SWF path or a generator spec")
     source, transforms = _split(spec)
     kind, sep, args = source.partition(":")
     if sep and kind in GENERATORS:

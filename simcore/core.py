@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import IO, Any, ClassVar, Literal
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from schedbench.simcore.errors import SchedbenchError, UnknownNameError, Unknown
 from schedbench.simcore.metric_spec import MetricSpec
 from schedbench.simcore.plugins import PluginError, Registry, named_subclass, object_ref
 from schedbench.simcore.problem import Budget
+from schedbench.simcore.safeio import atomic_write, atomic_write_text, ensure_dir
 
 GROUP = "schedbench.cores"
 
@@ -352,7 +353,7 @@ class SimulationCore:
         ``metrics.json``'s ``config`` (the caller's provenance); ``full`` False leaves out what
         only a person reading one run needs (suite cells). Returns the file names. Default:
         ``jobs.csv`` and ``metrics.json``."""
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out)
         write_jobs_csv(run.jobs, out / "jobs.csv")
         write_metrics_json(self, run, out / "metrics.json", config=config)
         return ["jobs.csv", "metrics.json"]
@@ -397,14 +398,15 @@ def write_jobs_csv(table: JobTable, path: Path) -> None:
     if table.blocks is not None and "placement" not in cols:
         cols["placement"] = np.array([placement_text(b) for b in table.blocks], dtype=object)
     names = list(cols)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
+
+    def write(fh: IO[str]) -> None:
         out = csv.writer(fh, lineterminator="\n")
         out.writerow(names)
         columns = [cols[c].tolist() for c in names]
         for row in zip(*columns, strict=True):
             out.writerow([cell(v) for v in row])
-    tmp.replace(path)
+
+    atomic_write(path, write, text=True)
 
 
 def write_metrics_json(
@@ -435,9 +437,7 @@ def write_metrics_json(
         "system": dict(system or {"node_groups": [{"count": run.jobs.total, "ssd_gb": 0.0}]}),
         **run.extra,
     }
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=2, default=json_default, allow_nan=False) + "\n")
-    tmp.replace(path)
+    atomic_write_text(path, json.dumps(doc, indent=2, default=json_default, allow_nan=False) + "\n")
 
 
 def json_default(x: Any) -> Any:

@@ -10,6 +10,10 @@ from __future__ import annotations
 class SchedbenchError(Exception):
     """Root of every error schedbench raises on purpose."""
 
+    #: The command's exit status for this error: 2, the user's input (a file, a flag, a value);
+    #: subclasses that name a solver's fault say 1 (docs/reference/cli.md, "Exit codes").
+    exit_code = 2
+
 
 class ProblemError(SchedbenchError, ValueError):
     """A decision problem (or its JSON form) is malformed.
@@ -59,7 +63,10 @@ class SolverParameterError(SchedbenchError, ValueError):
 
 
 class InvalidDecisionError(SchedbenchError, ValueError):
-    """A solver returned a selection that breaks the problem's constraints."""
+    """A solver returned a selection that breaks the problem's constraints: the solver's fault,
+    not the user's (exit status 1)."""
+
+    exit_code = 1
 
 
 class MetricsError(SchedbenchError, ValueError):
@@ -104,3 +111,7 @@ class PolicyOptionError(SchedbenchError, ValueError):
 def _short(value: object, limit: int = 60) -> str:
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class UsageError(SchedbenchError, ValueError):
+    """Command-line flags out of range or contradicting each other; the message names them."""

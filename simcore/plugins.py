@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -56,6 +57,10 @@ def entry_points_of(group: str) -> dict[str, EntryPoint]:
     return found
 
 
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_ATTR_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
 def import_object(spec: str) -> Any:
     """The object ``module:attr`` (``attr`` may be dotted) names. Raises ``ImportError`` or
     ``AttributeError`` as importing and looking up do; callers turn those into their errors.
@@ -67,6 +72,12 @@ def import_object(spec: str) -> Any:
     prepended, so a file there never shadows an installed module.
     """
     module_name, _, attr = spec.partition(":")
+    if not _MODULE_NAME.fullmatch(module_name) or not _ATTR_NAME.fullmatch(attr):
+        # a path ("../x"), a relative import (".x") or a NUL is not a module: importlib would
+        # answer with a TypeError or ValueError instead of an ImportError
+        raise ImportError(
+            f"{spec!r} is not module:Class (dotted Python names, such as my_pkg.mod:MySolver)"
+        )
     obj: Any = _import_module(module_name)
     for part in attr.split("."):
         obj = getattr(obj, part)

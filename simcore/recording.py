@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from schedbench.simcore.kinds.base import kind_of
+from schedbench.simcore.safeio import create_output
 
 
 class DecisionRecorder:
@@ -26,8 +27,7 @@ class DecisionRecorder:
 
     def __init__(self, path: str | Path, **context: Any):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] | None = self.path.open("w", encoding="utf-8")
+        self._fh: IO[str] | None = create_output(self.path)
         self._context = context
         self.count = 0
 

@@ -153,10 +153,16 @@ class ParamSolver:
                 f"got {getattr(self, param_name)!r}"
             )
 
-    def _require_int(self, param_name: str, minimum: int, expected: str) -> None:
-        """The parameter is an int (not a bool) >= ``minimum``."""
+    def _require_int(
+        self, param_name: str, minimum: int, expected: str, maximum: int | None = None
+    ) -> None:
+        """The parameter is an int (not a bool) >= ``minimum`` and, when given, <= ``maximum``
+        (a size a solver allocates is bounded, the bound in the error)."""
         value = getattr(self, param_name)
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+        if maximum is not None:
+            ok = ok and value <= maximum
+            expected = f"{expected} and <= {maximum:,}"
         self._require(ok, param_name, expected)
 
     def _require_number(self, param_name: str, low: float, high: float, expected: str) -> None:

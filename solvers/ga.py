@@ -138,6 +138,8 @@ _MAX_CHUNK_S = 0.02
 #: The first chunk is sized from a guess of the cost of a generation (seconds per child gene),
 #: to run for about _FIRST_CHUNK_S; later chunks from the measured cost.
 _FIRST_CHUNK_S, _GUESS_S_PER_GENE = 0.002, 20e-9
+#: Largest population (and children per generation): each member is a row allocated up front.
+MAX_POPULATION = 1_000_000
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -171,10 +173,12 @@ class GASolver(BaseSolver):
     )
 
     def __post_init__(self) -> None:
-        self._require_int("population", 2, "an integer >= 2")
+        self._require_int("population", 2, "an integer >= 2", MAX_POPULATION)
         self._require_int("generations", 0, "an integer >= 0")
         self._require_number("mutation", 0.0, 1.0, "a probability in [0, 1]")
-        self._require_int("children", 0, "an integer >= 0 (0 = the population size)")
+        self._require_int(
+            "children", 0, "an integer >= 0 (0 = the population size)", MAX_POPULATION
+        )
         self._require(self.infeasible in ("violation", "age"), "infeasible", "'violation' or 'age'")
         self._require(self.repair in ("fill", "none"), "repair", "'fill' or 'none'")
         self._require(isinstance(self.packed, bool), "packed", "true or false")

@@ -139,6 +139,8 @@ _DONE, _FULL, _STOPPED = 0, 2, 3
 _N, _EVALS, _KICKS, _STEPS, _SEEDED, _ACCEPTED, _CORNERS, _COMPLETE, _IDLE = range(9)
 #: Corner move: largest resource capacity (in whole units) the snap table covers.
 _SNAP_MAX = 1 << 20
+#: Most weight vectors (each seeds two solutions, allocated before the search starts).
+MAX_WEIGHTS = 100_000
 #: At most this many table cells are touched building the corner move's subset-sum table
 #: (single jobs × capacity; about 0.1 s): beyond it the move does not apply. A 100,000-job
 #: window with 265,000 free nodes would otherwise spend 1.6 s before its first clock check.
@@ -174,13 +176,10 @@ class MOOSolver(BaseSolver):
     )
 
     def __post_init__(self) -> None:
-        for name, low in (("weights", 1), ("kicks", 0), ("max_evaluations", 1), ("corner", 0)):
-            value = getattr(self, name)
-            self._require(
-                isinstance(value, int) and not isinstance(value, bool) and value >= low,
-                name,
-                f"an integer >= {low}",
-            )
+        # weight vectors are allocated up front, so their number is bounded (two seeds each)
+        self._require_int("weights", 1, "an integer >= 1", MAX_WEIGHTS)
+        for name, low in (("kicks", 0), ("max_evaluations", 1), ("corner", 0)):
+            self._require_int(name, low, f"an integer >= {low}")
         self._require(isinstance(self.anytime, bool), "anytime", "true or false")
         self._require(
             isinstance(self.corner_pool, int)

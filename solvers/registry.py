@@ -238,6 +238,8 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise SolverParameterError(f"--set {item!r}: expected KEY=VALUE")
+        if key.strip() in out:  # the last one would win silently
+            raise SolverParameterError(f"--set {item!r}: {key.strip()!r} is set twice")
         out[key.strip()] = value
     return out
 

@@ -16,9 +16,11 @@ Each module has ``add_parser(sub)`` and a ``COMMANDS`` mapping of sub-command na
 * ``data.py`` — ``schedbench data [show|path|fetch ...]`` (the datasets: list, check, fetch);
 * ``warm.py`` — ``schedbench warm`` (compile every kernel once into the on-disk cache).
 
-Exit codes: 0 success; 1 a solver answered ``error``, a conformance check failed or a gate
-found a regression; 2 bad input (file, JSON, shapes, values, unknown solver or parameter), with
-one line on stderr saying what and where; 130 interrupted; 141 the reader of stdout went away.
+Exit codes name the culprit (``bench/docgen.py`` states them in docs/reference/cli.md): 0
+success; 1 a solver's fault (it answered ``error`` or an invalid answer), a conformance check
+failed or a gate found a regression; 2 the user's input (file, JSON, flags, values, an output
+path that must not or cannot be written), with one line on stderr saying what and where; 130
+interrupted; 141 the reader of stdout went away.
 Every command takes ``-v/--verbose``: what solver libraries print is shown on stderr.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 
@@ -101,11 +104,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except SchedbenchError as exc:
-        print(f"schedbench: error: {exc}", file=sys.stderr)
-        return 2
+        # exit code 1 is a solver's fault: the line says so, so that the user does not look
+        # for a mistake in their own input
+        blame = "a solver's answer is invalid: " if exc.exit_code == 1 else ""
+        print(f"schedbench: error: {blame}{exc}", file=sys.stderr)
+        return exc.exit_code
     except BrokenPipeError:
         # Point stdout at /dev/null so the interpreter's final flush does not fail again.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return EXIT_BROKEN_PIPE
+    except sqlite3.DatabaseError as exc:
+        # A results store damaged past its header (a corrupted page is found by the query that
+        # reads it): one line; `sqlite3 FILE "PRAGMA integrity_check"` says more.
+        where = getattr(exc, "store_path", "the results store")
+        print(f"schedbench: error: {where}: cannot be read: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # What the file system refused that no reader or writer turned into a sentence (a disk
+        # that filled up mid-run): one line naming the file, not a traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"schedbench: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2

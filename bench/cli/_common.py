@@ -19,7 +19,18 @@ def add_budget_args(p: argparse.ArgumentParser) -> None:
         help=f"decision deadline in seconds (default {DEFAULT_DEADLINE_S:g}, "
         f"at most {MAX_DEADLINE_S:g})",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed for randomised solvers (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed for randomised solvers (default 0)")
+
+
+def seed(text: str) -> int:
+    """A ``--seed`` value: an integer in 0..2**32-1 (what the solvers' generators accept)."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from exc
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer in 0..2**32-1, got {value}")
+    return value
 
 
 def add_memory_arg(p: argparse.ArgumentParser) -> None:

@@ -85,15 +85,37 @@ def add_parser(sub: Any) -> None:
     )
 
 
+#: Most parallel workers ``--workers`` accepts (a typo must not fork thousands of processes).
+MAX_WORKERS = 1024
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """Refuse flags out of range or contradicting each other, before anything runs."""
+    from schedbench.simcore.errors import UsageError
+
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(
+            f"--workers: expected an integer from 1 to {MAX_WORKERS}, got {args.workers}"
+        )
+    if args.resume and args.force:
+        raise UsageError("--resume and --force contradict each other: give one of them")
+    if args.scheduler is not None and args.executor != "dask":
+        raise UsageError("--scheduler names a Dask scheduler: add --executor dask")
+    for flag, value in (("--max-cells", args.max_cells), ("--max-window", args.max_window)):
+        if value is not None and value < 1:
+            raise UsageError(f"{flag}: expected an integer >= 1, got {value}")
+
+
 def run(args: argparse.Namespace) -> int:
     from schedbench.bench import api
     from schedbench.bench.run.runner import describe_plan
     from schedbench.bench.suite import Limits, load_suite, resolve_suite
 
+    check_flags(args)
     defaults = Limits()
     limits = Limits(
-        max_cells=args.max_cells or defaults.max_cells,
-        max_window=args.max_window or defaults.max_window,
+        max_cells=defaults.max_cells if args.max_cells is None else args.max_cells,
+        max_window=defaults.max_window if args.max_window is None else args.max_window,
     )
     suite = load_suite(resolve_suite(args.suite), limits=limits)
     if args.plan:

@@ -41,6 +41,7 @@ from schedbench.instances.cores.bbsched import PROFILES
 from schedbench.instances.systems import PRESETS
 from schedbench.simcore.core import SpecError
 from schedbench.simcore.engine import LIFECYCLES
+from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.policies import BACKFILLS
 from schedbench.simcore.priority import PRIORITIES
 from schedbench.solvers import registry
@@ -225,6 +226,8 @@ def default_out_name(workload: str, policy: str, extra: str = "") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.params and not args.solver:
+        return _fail("--set sets the solver's parameters: add --solver NAME")
     options = {
         key: getattr(args, attr)
         for key, attr in (
@@ -295,7 +298,19 @@ def _print(done: api.Simulated, args: argparse.Namespace) -> int:
             end=f"  partial results written to {done.out}/\n",
             file=sys.stderr,
         )
-        return 130 if isinstance(run.error, KeyboardInterrupt) else 2
+        if isinstance(run.error, KeyboardInterrupt):
+            return 130
+        # the culprit: a bad input says 2; a solver's fault (an invalid answer) says 1
+        return run.error.exit_code if isinstance(run.error, SchedbenchError) else 1
+    if isinstance(run.metrics.get("error"), str):
+        # the run finished but nothing could be measured (a warm-up past the last submission):
+        # an empty table with exit 0 would read as a result
+        print(
+            f"schedbench: error: no metrics: {run.metrics['error']}",
+            end=f"\n  the schedule was written to {done.out}/\n",
+            file=sys.stderr,
+        )
+        return 2
     for note in run.notes:
         print(f"note: {note}", file=sys.stderr)
     for line in run.summary:
@@ -354,7 +369,7 @@ def _literals(items: list[str], option: str) -> dict[str, Any]:
     for key, value in registry.parse_assignments(items).items():
         try:
             out[key] = ast.literal_eval(value)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             out[key] = value  # plain text, e.g. a name
     return out
 

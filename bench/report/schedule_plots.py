@@ -41,7 +41,9 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.bench._io import save_figure
 from schedbench.bench.report.style import fit_inside
+from schedbench.simcore import safeio
 from schedbench.simcore.core import (
     JobFormat,
     JobTable,
@@ -50,6 +52,7 @@ from schedbench.simcore.core import (
     units_in_use,
 )
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import ensure_dir
 
 #: At most this many jobs are drawn in one Gantt chart (the rest of the run is decimated).
 MAX_JOBS = 20_000
@@ -96,11 +99,11 @@ def _float(text: str | None) -> float:
 
 def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]]]:
     try:
-        with path.open(newline="") as fh:
+        with safeio.open_text(path) as fh:
             reader = csv.DictReader(fh)
             rows = list(reader)
             return list(reader.fieldnames or []), rows
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except (OSError, safeio.InputFileError, csv.Error) as exc:
         raise PlotError(f"{path}: expected a readable per-job CSV file ({exc})") from exc
 
 
@@ -116,8 +119,8 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
+        doc = json.loads(safeio.read_text(path, gunzip=False))
+    except (OSError, ValueError, safeio.InputFileError, RecursionError) as exc:
         raise PlotError(f"{path}: expected the run's metrics.json ({exc})") from exc
     return doc if isinstance(doc, dict) else {}
 
@@ -265,10 +268,10 @@ def job_files() -> tuple[JobFormat, ...]:
 
 def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:
     try:
-        with path.open(newline="") as fh:
+        with safeio.open_text(path) as fh:
             rows = list(csv.reader(fh))
-    except OSError as exc:
-        raise PlotError(f"{path}: expected the run's usage.csv ({exc.strerror})") from exc
+    except (safeio.InputFileError, csv.Error) as exc:
+        raise PlotError(f"{path}: expected the run's usage.csv ({exc})") from exc
     body = rows[1:]
     if not body:
         return np.zeros(0), np.zeros((0, 4))
@@ -560,8 +563,8 @@ def usage(runs: Sequence[RunData], out: str | Path) -> Path:
 
 def _save(fig: Any, out: str | Path) -> Path:
     path = Path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png")
+    ensure_dir(path.parent)
+    save_figure(fig, path, format="png")
     return path
 
 

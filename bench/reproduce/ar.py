@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedbench.bench._io import atomic_write
+from schedbench.bench._io import atomic_write, save_figure
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
 from schedbench.instances import datasets
@@ -62,6 +62,7 @@ from schedbench.instances.ar_workload import (
     swf_machine_pes,
 )
 from schedbench.simcore.errors import ConfigError
+from schedbench.simcore.kinds.reservation.problem import MAX_PES
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.reservations.driver import ReservationRun, serve, serve_with_solver
 from schedbench.simcore.reservations.fit import FIT_POLICIES, PAPER_POLICIES, get_fit_policy
@@ -73,6 +74,7 @@ from schedbench.simcore.reservations.metrics import (
     utilisation,
 )
 from schedbench.simcore.reservations.slots import UNBOUNDED_END
+from schedbench.simcore.safeio import ensure_dir
 
 PAPER = "ar"
 SUMMARY = (
@@ -262,8 +264,8 @@ def _replay(args: argparse.Namespace) -> int:
         requests = requests_from_swf(
             args.swf, seed=args.seed, af=af, artime=args.artime, deadline=args.deadline
         )
-    if not isinstance(pes, int) or pes < 1:
-        raise ConfigError(f"--pes: expected an integer >= 1, got {pes!r}")
+    if not isinstance(pes, int) or not 1 <= pes <= MAX_PES:
+        raise ConfigError(f"--pes: expected an integer from 1 to {MAX_PES:,}, got {pes!r}")
     for rid, reason in invalid_requests(requests, pes):
         print(f"schedbench: request {rid}: rejected at load: {reason}", file=sys.stderr)
     result = _serve_named(
@@ -544,7 +546,7 @@ def _experiment(args: argparse.Namespace) -> int:
         by_setting.setdefault(item["setting"], []).append(item)
 
     rows = results_rows(experiments, by_setting, args.policies, cfg)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     _write_csv(out / "results.csv", RESULT_COLUMNS, rows)
     _write_csv(
         out / "details.csv", *details_rows(experiments, by_setting, args.policies, cfg["jobs"])
@@ -766,7 +768,7 @@ def draw_figures(
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
         fig.tight_layout()
-        fig.savefig(out / filename, dpi=110)
+        save_figure(fig, out / filename, dpi=110)
         written.append(out / filename)
     # the policies' share of the offline optimum, per setting with a bound
     bounded = [(s, items) for s, items in by_setting.items() if items[0]["bound"] is not None]
@@ -803,7 +805,7 @@ def draw_figures(
         ax.set_title(f"online policies vs the offline optimum (first {jobs} requests)", fontsize=9)
         ax.legend(fontsize=6, ncol=4)
         fig.tight_layout()
-        fig.savefig(out / "fig_offline_ratio.png", dpi=110)
+        save_figure(fig, out / "fig_offline_ratio.png", dpi=110)
         written.append(out / "fig_offline_ratio.png")
     return written
 

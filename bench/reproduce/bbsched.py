@@ -73,8 +73,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench._io import save_figure
+from schedbench.bench.cli.run import MAX_WORKERS
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.instances.workloads import MAX_GENERATED_JOBS
+from schedbench.simcore import safeio
+from schedbench.simcore.safeio import atomic_write_text, check_output_target, ensure_dir
 
 PAPER = "bbsched"
 SUMMARY = (
@@ -532,13 +537,14 @@ def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]
         out.writerow(columns)
         for r in rows:
             out.writerow([_fmt(r.get(c)) for c in columns])
+    check_output_target(path)
     tmp.replace(path)
 
 
 def read_results(path: Path) -> list[dict[str, Any]]:
     """results.csv back into rows (numbers as floats, seeds and windows as ints)."""
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             for c in RESULT_COLUMNS[4:]:
@@ -1239,7 +1245,7 @@ def _bars(
     scale: float = 1.0,
     stamp: str = "",
 ) -> None:
-    bars_figure(res, key, title, ylabel, scale, stamp).savefig(path)
+    save_figure(bars_figure(res, key, title, ylabel, scale, stamp), path)
 
 
 def bars_figure(
@@ -1307,7 +1313,7 @@ def _breakdown_figure(
     if stamp:
         fig.text(0.99, 0.01, stamp, ha="right", va="bottom", fontsize=6, color="0.4")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def _table3_figure(res: Results, path: Path, stamp: str = "") -> None:
@@ -1347,7 +1353,7 @@ def _table3_figure(res: Results, path: Path, stamp: str = "") -> None:
     if stamp:
         fig.text(0.99, 0.01, stamp, ha="right", va="bottom", fontsize=6, color="0.4")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
 
 
 def draw_figures(
@@ -1430,7 +1436,7 @@ def calibrate(out: Path, workers: int, jobs: int, seeds: Sequence[int]) -> int:
         )
         if machine not in best or miss < best[machine][0]:
             best[machine] = (miss, (ln, lb), node, bb)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     write_csv(
         out / "calibration.csv",
         (
@@ -1548,13 +1554,17 @@ def _stamp() -> str:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    if args.workers < 1 or args.jobs < 100:
-        print("schedbench: error: --workers >= 1 and --jobs >= 100 expected", file=sys.stderr)
+    if not 1 <= args.workers <= MAX_WORKERS or not 100 <= args.jobs <= MAX_GENERATED_JOBS:
+        print(
+            f"schedbench: error: --workers from 1 to {MAX_WORKERS} and --jobs from 100 to "
+            f"{MAX_GENERATED_JOBS:,} expected, got {args.workers} and {args.jobs}",
+            file=sys.stderr,
+        )
         return 2
     if args.calibrate:
         return calibrate(out, args.workers, args.jobs, args.seeds or list(CALIBRATION_SEEDS))
     seeds = args.seeds or (list(range(5)) if args.quick else list(range(10)))
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     t0 = time.perf_counter()
     warnings: list[str] = []
     if args.from_results:
@@ -1620,7 +1630,7 @@ def run(args: argparse.Namespace) -> int:
             "warnings": warnings,
             "commit": _stamp(),
         }
-        (out / "run.json").write_text(json.dumps(meta, indent=2))
+        atomic_write_text(out / "run.json", json.dumps(meta, indent=2))
     _print_agreement(found)
     if warnings:
         print(
@@ -1653,7 +1663,7 @@ RUN_COLUMNS = (
 
 def _read_runs(path: Path) -> list[dict[str, Any]]:
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             for c in RUN_COLUMNS[4:]:
@@ -1665,7 +1675,7 @@ def _read_runs(path: Path) -> list[dict[str, Any]]:
 
 def _read_breakdowns(path: Path) -> list[dict[str, Any]]:
     rows = []
-    with path.open(newline="") as fh:
+    with safeio.open_text(path) as fh:
         for r in csv.DictReader(fh):
             row: dict[str, Any] = dict(r)
             row["wait_mean_s"] = float(r["wait_mean_s"]) if r["wait_mean_s"] else None

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.bench._io import save_figure
 from schedbench.bench.progress import progress
 from schedbench.bench.store.provenance import commit_of_checkout
 from schedbench.instances import datasets
@@ -53,6 +54,7 @@ from schedbench.simcore.cerberus.config import MODES
 from schedbench.simcore.cerberus.sim import CerberusResult, CerberusState
 from schedbench.simcore.problem import Budget
 from schedbench.simcore.recording import DecisionRecorder
+from schedbench.simcore.safeio import ensure_dir, open_output
 from schedbench.solvers import registry
 
 PAPER = "cerberus"
@@ -151,8 +153,17 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    missing = [r for r in RUNS if r not in files]
+    if missing:
+        # the agreement table compares all six runs: a partial reproduction would read as one
+        print(
+            f"schedbench: error: --workloads {folder}: missing "
+            f"{', '.join(f'{r}.workload.csv' for r in missing)} (the reproduction needs all six)",
+            file=sys.stderr,
+        )
+        return 2
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     budget = Budget(deadline_s=args.budget)
     solver = None
     if args.solver:
@@ -276,11 +287,11 @@ def _row(
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_dir(path.parent)
     if not rows:
         path.write_text("")
         return
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with open_output(path, newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
@@ -378,7 +389,7 @@ def write_figures(
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    folder.mkdir(parents=True, exist_ok=True)
+    ensure_dir(folder)
     written: list[Path] = []
 
     def cdf(runs: dict[str, CerberusResult], title: str, name: str) -> None:
@@ -395,7 +406,7 @@ def write_figures(
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         path = folder / name
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        save_figure(fig, path, dpi=110, bbox_inches="tight")
         written.append(path)
 
     cdf(
@@ -424,7 +435,7 @@ def write_figures(
         for ax in (ax_cpu, ax_bb):
             ax.grid(alpha=0.3)
         path = folder / f"utilisation_common_{mode}.png"
-        fig.savefig(path, dpi=110, bbox_inches="tight")
+        save_figure(fig, path, dpi=110, bbox_inches="tight")
         written.append(path)
     return written
 

@@ -110,6 +110,7 @@ from typing import Any
 
 import numpy as np
 
+from schedbench.bench._io import save_figure
 from schedbench.bench.progress import progress
 from schedbench.instances import datasets
 from schedbench.instances.locality_io import (
@@ -140,6 +141,7 @@ from schedbench.simcore.locality.metrics import (
     reductions,
 )
 from schedbench.simcore.locality.schedulers import SCHEDULER_NAMES
+from schedbench.simcore.safeio import atomic_write_text, ensure_dir, open_output
 
 PAPER = "locality"
 SUMMARY = "data-locality-aware scheduling: FCFS/EFT/LEA/LEO/LEM (+BF) on a locality workload"
@@ -512,8 +514,8 @@ def _fmt(v: Any) -> Any:
 
 
 def _write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    ensure_dir(path.parent)
+    with open_output(path, newline="") as fh:
         wr = csv.writer(fh)
         wr.writerow(columns)
         for r in rows:
@@ -522,8 +524,8 @@ def _write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, Any]])
 
 def _write_jobs(path: Path, result: LocalityResult) -> None:
     table = job_table(result)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    ensure_dir(path.parent)
+    with open_output(path, newline="") as fh:
         wr = csv.writer(fh)
         wr.writerow(JOB_COLUMNS)
         cols = [table[c] for c in JOB_COLUMNS]
@@ -813,7 +815,7 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     files: list[Path] = []
     names = [
         n
@@ -838,7 +840,7 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
             ax.tick_params(axis="x", rotation=45)
         fig.tight_layout()
         p = out / "reductions.png"
-        fig.savefig(p, dpi=120)
+        save_figure(fig, p, dpi=120)
         plt.close(fig)
         files.append(p)
     snames = [n for n in names if n in sessions and sessions[n].size]
@@ -852,7 +854,7 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
         ax.set_title("per-session improvement (whiskers 12.5 / 87.5 %)")
         fig.tight_layout()
         p = out / "sessions_box.png"
-        fig.savefig(p, dpi=120)
+        save_figure(fig, p, dpi=120)
         plt.close(fig)
         files.append(p)
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -867,7 +869,7 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
         ax.legend(fontsize=7)
         fig.tight_layout()
         p = out / "sessions_ecdf.png"
-        fig.savefig(p, dpi=120)
+        save_figure(fig, p, dpi=120)
         plt.close(fig)
         files.append(p)
         fig, ax = plt.subplots(figsize=(8, 3.6))
@@ -886,7 +888,7 @@ def plot(out: Path, rows: dict[str, dict[str, Any]], sessions: dict[str, np.ndar
         ax.legend(fontsize=8)
         fig.tight_layout()
         p = out / "sessions_counts.png"
-        fig.savefig(p, dpi=120)
+        save_figure(fig, p, dpi=120)
         plt.close(fig)
         files.append(p)
     return files
@@ -1033,7 +1035,8 @@ def run(args: argparse.Namespace) -> int:
     plot(out / "plots", rows, sessions)
     agreement = [{**a, "setting": setting} for a in agreement_rows(rows, _reuse_share(w))]
     _write_csv(out / "agreement.csv", AGREEMENT_COLUMNS, agreement)
-    (out / "run.json").write_text(
+    atomic_write_text(
+        out / "run.json",
         json.dumps(
             {
                 "workload": prepared.name,
@@ -1056,7 +1059,6 @@ def run(args: argparse.Namespace) -> int:
             indent=2,
         )
         + "\n",
-        encoding="utf-8",
     )
     from tabulate import tabulate
 

@@ -108,7 +108,13 @@ class DaskExecutor:
             raise RunError(f"--executor dask needs the 'distributed' package: {exc}") from exc
         cluster = None
         if self.scheduler:
-            client = Client(self.scheduler)
+            try:
+                client = Client(self.scheduler, timeout=30)
+            except (ValueError, OSError, TimeoutError) as exc:  # a malformed or dead address
+                raise RunError(
+                    f"--scheduler {self.scheduler}: cannot connect to a Dask scheduler ({exc}); "
+                    "expected an address such as tcp://HOST:8786"
+                ) from exc
             self.workers = max(1, len(client.scheduler_info().get("workers", {})))
         else:
             import dask

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench._io import atomic_write_text
+from schedbench.simcore import safeio
 from schedbench.simcore.errors import MetricsError
 from schedbench.simcore.kinds.base import kind_of
 from schedbench.simcore.problem import Status
@@ -58,11 +59,11 @@ class ReferenceCache:
     def get(self, problem: Any) -> Any | None:
         """The cached reference for ``problem``, or ``None`` (missing or unreadable)."""
         path = self.path_for(problem)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        if not path.exists():
             return None
-        except OSError as exc:
+        try:
+            text = safeio.read_text(path, gunzip=False)
+        except safeio.InputFileError as exc:
             self._warn(f"cannot read {path}: {exc}; treated as missing")
             return None
         try:

@@ -104,6 +104,7 @@ from schedbench.bench._io import atomic_write, pid_alive
 from schedbench.bench.store.provenance import provenance as _collect_provenance
 from schedbench.bench.store.records import CellRecord
 from schedbench.simcore.errors import SchedbenchError
+from schedbench.simcore.safeio import check_output_target
 
 #: ``PRAGMA application_id`` of a schedbench store: "SBRS" (SchedBench Result Store).
 APPLICATION_ID = 0x53425253
@@ -211,6 +212,18 @@ class DuplicateCellError(StoreError):
         )
 
 
+def _is_access_error(exc: BaseException | None) -> bool:
+    """An SQLite error that says the file cannot be opened or written (permissions, a
+    read-only medium), not that it is not a database."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN):
+        return True
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -239,6 +252,8 @@ class ResultStore:
         if readonly and not self.path.is_file():
             raise StoreError(f"{self.path}: no results store here (expected an existing file)")
         if not readonly:
+            # SQLite writes through a symlink or into a device: refused like every output
+            check_output_target(self.path)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -253,6 +268,19 @@ class ResultStore:
             raise StoreError(f"{self.path}: cannot open as an SQLite database: {exc}") from exc
         try:
             self._open()
+        except StoreError as exc:
+            self._conn.close()
+            if not (readonly and _is_access_error(exc.__cause__)):
+                raise
+            # A store on a read-only medium or in a folder we cannot write: SQLite cannot make
+            # the WAL index next to it. Read it as an immutable file instead (nothing writes it).
+            uri = self.path.resolve().as_uri() + "?immutable=1"
+            self._conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+            try:
+                self._open()
+            except BaseException:
+                self._conn.close()
+                raise
         except BaseException:
             self._conn.close()
             raise
@@ -281,6 +309,12 @@ class ResultStore:
                 level = "FULL" if self.durable else "NORMAL"
                 self._conn.execute(f"PRAGMA synchronous = {level}")
         except sqlite3.DatabaseError as exc:
+            if _is_access_error(exc):
+                # the file or its folder is read-only: a permission, not a foreign file
+                raise StoreError(
+                    f"{self.path}: cannot {'read' if self.readonly else 'write'} the results "
+                    f"store: the file or its folder is read-only or not accessible ({exc})"
+                ) from exc
             raise StoreError(
                 f"{self.path}: not a schedbench results store "
                 f"(expected an SQLite database written by schedbench): {exc}"
@@ -403,6 +437,9 @@ class ResultStore:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if isinstance(exc, sqlite3.DatabaseError) and not hasattr(exc, "store_path"):
+            # a damaged page is found by the query that reads it: say which store it was
+            exc.store_path = str(self.path)  # type: ignore[attr-defined]
         self.close()
 
     def __repr__(self) -> str:

@@ -32,6 +32,7 @@ from schedbench.instances.sources import get_source
 from schedbench.simcore.core import get_core
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.kinds.base import ProblemKind, kind_of
+from schedbench.simcore.safeio import sha256_file
 from schedbench.solvers.registry import parse_solver_id
 
 
@@ -156,8 +157,8 @@ class SimulationCell:
 
 def _file_digest(path: str) -> str | None:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return sha256_file(path)
+    except (OSError, SchedbenchError):
         return None  # loading it will fail with a clear error; the key need not
 
 

@@ -63,6 +63,8 @@ to the suite wins).
 from __future__ import annotations
 
 import itertools
+import math
+import re
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -91,6 +93,7 @@ from schedbench.simcore.errors import (
 )
 from schedbench.simcore.plugins import PluginError
 from schedbench.simcore.problem import DEFAULT_DEADLINE_S, MAX_DEADLINE_S
+from schedbench.simcore.safeio import InputFileError, read_text
 from schedbench.solvers import registry
 from schedbench.solvers.registry import parse_solver_id
 
@@ -209,6 +212,10 @@ class Limits:
     max_seeds: int = 10_000
 
 
+#: A suite's name becomes the stem of its store and report files (``results/NAME.sqlite``), so it
+#: must be a plain file name: letters, digits, ``.``, ``_``, ``-``, not starting with a dot.
+SUITE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
+
 #: A suite file is a few kilobytes; anything this large is not one.
 MAX_SUITE_BYTES = 4 * 2**20
 
@@ -236,9 +243,11 @@ def load_suite(path: str | Path, *, limits: Limits | None = None) -> Suite:
     try:
         if p.is_dir():
             raise SuiteError(src, "file", "a suite .toml file, not a directory")
-        if p.exists() and p.stat().st_size > MAX_SUITE_BYTES:
-            raise SuiteError(src, "file", f"a suite file under {MAX_SUITE_BYTES // 2**20} MiB")
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        if not p.exists():
+            raise FileNotFoundError(p)
+        data = tomllib.loads(read_text(p, label=src, max_bytes=MAX_SUITE_BYTES, gunzip=False))
+    except InputFileError as exc:
+        raise SuiteError(src, "file", f"a readable regular file ({exc})") from exc
     except FileNotFoundError as exc:
         shipped = ", ".join(shipped_suites())
         raise SuiteError(
@@ -288,20 +297,18 @@ def _get(
     return v
 
 
-def suite_from_dict(
-    data: dict,
-    *,
-    source: str = "<suite>",
-    base_dir: Path | None = None,
-    limits: Limits | None = None,
-) -> Suite:
-    src = source
-    base = base_dir or Path.cwd()
-    limits = limits or Limits()
-    _unknown(src, "", data, _TOP_KEYS)
-    head = _get(src, data, "suite", "", dict, expected="a [suite] table")
-    _unknown(src, "suite", head, _SUITE_KEYS)
-    name = _get(src, head, "name", "suite", str, check=bool, expected="a non-empty string")
+def _suite_head(src: str, head: dict) -> tuple[str, float, int, int, str]:
+    """The ``[suite]`` table's name, budget, repetitions, seed and reference."""
+    name = _get(
+        src,
+        head,
+        "name",
+        "suite",
+        str,
+        check=lambda v: SUITE_NAME.fullmatch(v) is not None,
+        expected="a file-name stem of at most 100 letters, digits, '.', '_' or '-' (no '/', "
+        "not starting with '.')",
+    )
     budget = _get(
         src,
         head,
@@ -324,8 +331,26 @@ def suite_from_dict(
     )
     seed = _get(src, head, "seed", "suite", int, 0, expected="an integer")
     reference = _get(src, head, "reference", "suite", str, "dp", expected="a solver name or 'none'")
+    return name, budget, reps, seed, reference
+
+
+def suite_from_dict(
+    data: dict,
+    *,
+    source: str = "<suite>",
+    base_dir: Path | None = None,
+    limits: Limits | None = None,
+) -> Suite:
+    src = source
+    base = base_dir or Path.cwd()
+    limits = limits or Limits()
+    _unknown(src, "", data, _TOP_KEYS)
+    head = _get(src, data, "suite", "", dict, expected="a [suite] table")
+    _unknown(src, "suite", head, _SUITE_KEYS)
+    name, budget, reps, seed, reference = _suite_head(src, head)
     if reference != "none":
         _solver_known(src, "suite.reference", reference)
+        _solver_loads(src, "suite.reference", reference)
 
     specs: list[dict[str, Any]] = []
     families: set[str] = set()
@@ -356,6 +381,7 @@ def suite_from_dict(
             raise SuiteError(src, f"{where}.reference", "a solver name or 'none'", ref)
         if ref != "none":
             _solver_known(src, f"{where}.reference", ref)
+            _solver_loads(src, f"{where}.reference", ref)
         allowed = set(problem_source.keys) | {"family", "source", "reference"}
         _unknown(src, where, spec, allowed)
         specs.append({**spec, "reference": ref, "_where": where})
@@ -366,9 +392,19 @@ def suite_from_dict(
             raise SuiteError(src, f"{where}.{exc.key}", exc.expected, exc.got) from exc
 
     solvers: list[SolverSpec] = []
-    for i, s in enumerate(
-        _get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")
-    ):
+    raw_solvers = _get(src, data, "solvers", "", list, [], expected="a list of [[solvers]] tables")
+    # the cell cap holds before any grid is expanded: a grid of a million solver ids is refused
+    # by counting, not by building them
+    grid_ids = sum(_grid_size(s) for s in raw_solvers)
+    if grid_ids > limits.max_cells:
+        raise SuiteError(
+            src,
+            "solvers",
+            f"at most {limits.max_cells:,} solver ids in all parameter grids (raise it with "
+            "--max-cells)",
+            f"{grid_ids:,} ids",
+        )
+    for i, s in enumerate(raw_solvers):
         solvers += _solver_table(src, f"solvers[{i}]", s, families)
     ids = [s.id for s in solvers]
     dup = next((x for x in ids if ids.count(x) > 1), None)
@@ -401,6 +437,10 @@ def suite_from_dict(
         )
         + sum(len(pols) for _scen, pols in scenarios)
     )
+    if cells == 0:
+        raise SuiteError(
+            src, "suite", "at least one cell (every family's solvers filter it out)", "0 cells"
+        )
     if cells > limits.max_cells:
         raise SuiteError(
             src,
@@ -566,6 +606,25 @@ def _solver_known(src: str, where: str, name: str) -> None:
         raise SuiteError(
             src, where, f"a registered solver ({', '.join(registry.known_solvers())})", name
         )
+
+
+def _grid_size(table: Any) -> int:
+    """How many solver ids a ``[[solvers]]`` table's parameter grid expands into (1 for a
+    malformed table: the table check reports it)."""
+    params = table.get("params") if isinstance(table, dict) else None
+    if not isinstance(params, dict):
+        return 1
+    return math.prod(len(v) if isinstance(v, list) else 1 for v in params.values())
+
+
+def _solver_loads(src: str, where: str, name: str) -> None:
+    """A ``module:Class`` reference names a solver class (``os:system`` is refused at load)."""
+    if ":" not in name:
+        return
+    try:
+        make_solver_spec(name, {})
+    except SchedbenchError as exc:
+        raise SuiteError(src, where, "a solver class (module:Class)", str(exc)) from exc
 
 
 def _grid(params: dict[str, Any]) -> Iterator[dict[str, Any]]:

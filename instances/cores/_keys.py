@@ -21,10 +21,20 @@ def choice(key: str, options: tuple[str, ...]) -> Callable[[Any], Any]:
     return check
 
 
-def integer(key: str, low: int, expected: str) -> Callable[[Any], Any]:
+#: Largest integer a spec key takes unless it says less: counts and seconds beyond it (about
+#: 31,700 years) are typos, and overflow the int64 arrays of the simulators.
+MAX_INTEGER = 10**12
+#: Largest decision window (the suites' --max-window default): a window's problem is built in
+#: memory at every pass.
+MAX_WINDOW = 100_000
+
+
+def integer(key: str, low: int, expected: str, high: int = MAX_INTEGER) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SpecError(key, expected, value)
+        if value > high:
+            raise SpecError(key, f"{expected} and <= {high:,}", value)
         return value
 
     return check

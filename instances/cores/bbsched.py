@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from schedbench.instances.cores._keys import choice, flag, integer, local_file, seconds
+from schedbench.instances.cores._keys import MAX_WINDOW, choice, flag, integer, local_file, seconds
 from schedbench.instances.systems import resolve_system
 from schedbench.instances.units import fit_units, rejection_warning
 from schedbench.instances.workloads import check_workload_spec, load_workload
@@ -72,6 +72,7 @@ from schedbench.simcore.metrics import (
 from schedbench.simcore.policies import BACKFILLS
 from schedbench.simcore.policy_registry import POLICIES, make_policy, policy_options
 from schedbench.simcore.priority import PRIORITIES
+from schedbench.simcore.safeio import check_output_target, ensure_dir
 from schedbench.simcore.schedule import USAGE_COLUMNS, JobState, ScheduleResult
 from schedbench.simcore.system import System
 from schedbench.simcore.workload import Workload
@@ -134,7 +135,7 @@ class BBSchedCore(SimulationCore):
         Key("priority", "fcfs", "base scheduler order", choice("priority", tuple(PRIORITIES))),
         Key("backfill", "easy", "backfilling", choice("backfill", tuple(BACKFILLS))),
         Key("lifecycle", "classic", "job lifecycle", choice("lifecycle", LIFECYCLES)),
-        Key("window", 20, "window size", integer("window", 1, "an integer >= 1")),
+        Key("window", 20, "window size", integer("window", 1, "an integer >= 1", MAX_WINDOW)),
         Key(
             "starvation_bound",
             50,
@@ -441,7 +442,7 @@ class BBSchedCore(SimulationCore):
         """``jobs.csv``, ``usage.csv``, ``metrics.json`` and (``full``) ``schedule.swf``."""
         from schedbench.instances.swf import write_swf
 
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out)
         result: ScheduleResult = run.result
         write_jobs_csv(run.jobs, out / "jobs.csv")
         write_usage_csv(result, out / "usage.csv")
@@ -454,11 +455,13 @@ class BBSchedCore(SimulationCore):
         }
         tmp = out / "metrics.json.tmp"
         tmp.write_text(json.dumps(doc, indent=2, default=json_default, allow_nan=False))
+        check_output_target(out / "metrics.json")
         tmp.replace(out / "metrics.json")
         files = ["jobs.csv", "usage.csv", "metrics.json"]
         if full:
             tmp = out / "schedule.swf.tmp"
             write_swf(result.workload, tmp, result=result)
+            check_output_target(out / "schedule.swf")
             tmp.replace(out / "schedule.swf")
             files.append("schedule.swf")
         return files
@@ -553,4 +556,5 @@ def write_usage_csv(result: ScheduleResult, path: Path) -> None:
         out.writerow(["t", *USAGE_COLUMNS])
         for t, row in zip(result.usage_t.tolist(), result.usage.tolist(), strict=True):
             out.writerow([cell(t), *(cell(v) for v in row)])
+    check_output_target(path)
     tmp.replace(path)

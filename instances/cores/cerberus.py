@@ -47,7 +47,7 @@ from schedbench.instances.cerberus import (
     is_cerberus_spec,
     load_cerberus_workload,
 )
-from schedbench.instances.cores._keys import choice, integer
+from schedbench.instances.cores._keys import MAX_WINDOW, choice, integer
 from schedbench.instances.systems import resolve_system
 from schedbench.simcore.catalogue import catalogue
 from schedbench.simcore.cerberus.config import SWITCHES, CerberusConfig, config_for
@@ -78,6 +78,12 @@ from schedbench.simcore.core import (
 )
 from schedbench.simcore.errors import ConfigError, PolicyOptionError, SchedbenchError
 from schedbench.simcore.problem import Budget
+from schedbench.simcore.safeio import (
+    atomic_write_text,
+    check_output_target,
+    ensure_dir,
+    open_output,
+)
 from schedbench.simcore.system import System
 
 SolverById = Callable[[str], Any]
@@ -245,7 +251,7 @@ def job_rows(result: CerberusResult) -> list[list[Any]]:
 
 def write_reproduction_jobs(result: CerberusResult, path: Path) -> None:
     """The reproduction's ``jobs.csv``: :data:`JOB_COLUMNS`, one row per job."""
-    with path.open("w", newline="", encoding="utf-8") as fh:
+    with open_output(path, newline="") as fh:
         out = csv.writer(fh, lineterminator="\n")
         out.writerow(JOB_COLUMNS)
         out.writerows(job_rows(result))
@@ -280,7 +286,7 @@ def write_outputs(
     (:func:`write_usage`), ``metrics.json`` and ``knapsack_calls.csv``; returns the metrics.
     ``metrics.json``'s ``config`` says what ran (:func:`describe`) and ``commit`` (the caller's
     checkout), and ``system`` the machine, so ``schedbench plot`` can draw the folder."""
-    out.mkdir(parents=True, exist_ok=True)
+    ensure_dir(out)
     write_reproduction_jobs(result, out / "jobs.csv")
     bb_total_gb = write_usage(result, out / "usage.csv")
     metrics = compute_cerberus_metrics(result, budget_s=budget_s)
@@ -294,7 +300,7 @@ def write_outputs(
             "bb_gb": bb_total_gb,
         },
     }
-    (out / "metrics.json").write_text(json.dumps(doc, indent=2, default=json_default) + "\n")
+    atomic_write_text(out / "metrics.json", json.dumps(doc, indent=2, default=json_default) + "\n")
     write_calls(result, out / "knapsack_calls.csv")
     return metrics
 
@@ -302,7 +308,7 @@ def write_outputs(
 def write_calls(result: CerberusResult, path: Path) -> bool:
     """``knapsack_calls.csv``: one row per per-queue decision; nothing when there was none."""
     if result.calls:
-        with path.open("w", newline="", encoding="utf-8") as fh:
+        with open_output(path, newline="") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow(
                 [
@@ -343,7 +349,7 @@ def write_usage(result: CerberusResult, path: Path) -> float:
     bb_total_gb = m.bb * (1000.0 if m.bb_unit == "TB" else 1.0)
     bb = result.sample_bb if result.sample_bb is not None else np.zeros_like(result.sample_t)
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
+    with open_output(tmp, newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["t", "nodes", "bb_gb", "ssd_requested_gb", "ssd_assigned_gb"])
         for when, cpu, used in zip(result.sample_t, result.sample_cpu, bb, strict=True):
@@ -356,6 +362,7 @@ def write_usage(result: CerberusResult, path: Path) -> float:
                     0,
                 ]
             )
+    check_output_target(path)
     tmp.replace(path)
     return bb_total_gb
 
@@ -420,7 +427,7 @@ def _reproduction_jobs(path: Path, rows: list[dict[str, str]], doc: dict[str, An
 
 
 def _window(value: Any) -> Any:
-    return integer("window", 0, "an integer >= 0 (0: the whole queue)")(value)
+    return integer("window", 0, "an integer >= 0 (0: the whole queue)", MAX_WINDOW)(value)
 
 
 class CerberusCore(SimulationCore):
@@ -605,7 +612,7 @@ class CerberusCore(SimulationCore):
         """``jobs.csv`` (common schema and the simulator's columns), ``usage.csv``,
         ``metrics.json`` and ``knapsack_calls.csv`` (when knapsacks were posed)."""
         result: CerberusResult = run.result
-        out.mkdir(parents=True, exist_ok=True)
+        ensure_dir(out)
         write_jobs_csv(run.jobs, out / "jobs.csv")
         bb_total_gb = write_usage(result, out / "usage.csv")
         system = {

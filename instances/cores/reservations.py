@@ -139,7 +139,7 @@ class ReservationsCore(SimulationCore):
             "seed",
             0,
             "SWF traces: seed of the factors' draws",
-            integer("seed", 0, "an integer >= 0"),
+            integer("seed", 0, "an integer >= 0", 2**32 - 1),
         ),
         Key("af", 1.0, "SWF traces: arrival factor", number("af", 1e-9, "a number > 0")),
         Key("artime", 3.0, "SWF traces: ar-time factor", number("artime", 0.0, "a number >= 0")),

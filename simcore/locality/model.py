@@ -181,7 +181,7 @@ class LocalityWorkload:
     def validate(self, cores_per_node: int = 20) -> None:
         """The rules every workload must meet before a run (what we refuse as bad input): cores in
         1..``cores_per_node``, categories in −2..2, positive delay and walltime, a file id
-        reused only with the same size, submission times non-decreasing. Raises
+        reused only with the same size, submission times non-decreasing, job ids distinct. Raises
         :class:`LocalityWorkloadError` naming the line."""
         n = len(self)
         bad = np.flatnonzero((self.cores < 1) | (self.cores > cores_per_node))
@@ -220,6 +220,17 @@ class LocalityWorkload:
                 raise LocalityWorkloadError(
                     f"{self.where(i)}: token 'subtime:' expected lines sorted by submission "
                     f"time, got {int(self.submit[i])} after {int(self.submit[i - 1])}"
+                )
+        if n > 1:
+            # the reference deletes jobs by id: two jobs with one id would leave one queued
+            # forever, which used to be reported as a job that can never start
+            order = np.argsort(self.job_id, kind="stable")
+            same = np.flatnonzero(self.job_id[order][1:] == self.job_id[order][:-1])
+            if same.size:
+                i = int(order[same + 1].min())
+                raise LocalityWorkloadError(
+                    f"{self.where(i)}: token 'id:' expected each job id once, got "
+                    f"{int(self.job_id[i])} again"
                 )
         seen: dict[int, tuple[float, int]] = {}
         for i in range(n):

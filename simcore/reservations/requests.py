@@ -27,9 +27,19 @@ class RequestError(SchedbenchError, ValueError):
     """A request that cannot be read or is not a valid request; the message names it."""
 
 
+#: Largest magnitude of a time, id or PE count in a request (the reservation kind's bound:
+#: about 31,700 years of seconds); larger values are typos that overflow int64 arithmetic.
+MAX_VALUE = 10**12
+
+
 def _integer(name: str, value: Any, request_id: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise RequestError(f"request {request_id}: {name}: expected an integer, got {value!r}")
+    if abs(int(value)) > MAX_VALUE:
+        raise RequestError(
+            f"request {request_id}: {name}: expected an integer of magnitude at most "
+            f"{MAX_VALUE:,}, got {f'{value:.3g}' if abs(int(value)) < 1e308 else 'more'}"
+        )
     return int(value)
 
 

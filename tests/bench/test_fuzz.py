@@ -8,7 +8,11 @@ property over mutated inputs. hypothesis runs derandomised in the default pass
 
 from __future__ import annotations
 
+import faulthandler
+import gzip
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -386,3 +390,115 @@ def test_a_simulation_error_never_quotes_a_file_outside_the_suite(tmp_path):
         (row,) = st.rows("fuzz")
     assert row["status"] == "error" and "secret.swf" in row["error"]
     assert "TOP-SECRET" not in row["error"]
+
+
+# ----------------------------------------------------------------------------- every command
+# The stored corpus (tests/bench/fuzz_corpus.json): hostile and malformed inputs to every
+# command, from an audit of the file readers, the output writers and the bounds at load. Each
+# case runs in a folder of its own next to an "outside" folder that nothing may change.
+CORPUS = json.loads((Path(__file__).parent / "fuzz_corpus.json").read_text(encoding="utf-8"))
+ROOT = Path(__file__).resolve().parents[2]
+#: Bound on one case, so that a reader that blocks (a FIFO) fails the test instead of hanging
+#: it; generous for a loaded machine.
+CASE_TIMEOUT_S = 900
+
+
+def _setup(case_dir: Path, steps: list[list[Any]]) -> None:
+    from tests.bench.test_report import build_store, decision_rows
+
+    for kind, name, *rest in steps:
+        p = case_dir / name
+        if kind == "file":
+            p.write_text(rest[0], encoding="utf-8")
+        elif kind == "hex":
+            p.write_bytes(bytes.fromhex(rest[0]))
+        elif kind == "dir":
+            p.mkdir(parents=True)
+        elif kind == "fifo":
+            os.mkfifo(p)
+        elif kind == "symlink":
+            p.symlink_to(rest[0])
+        elif kind == "gzip-zeros":  # rest[0] MiB of zeros, a few kB on disk
+            p.write_bytes(gzip.compress(b"0" * (rest[0] << 20)))
+        elif kind == "store":
+            build_store(p, decision_rows())
+        elif kind == "corrupt":  # every page after the header page
+            data = bytearray(p.read_bytes())
+            for i in range(4096, len(data)):
+                data[i] = 0xAB
+            p.write_bytes(bytes(data))
+        elif kind == "copy":
+            (case_dir / rest[0]).write_bytes((ROOT / name).read_bytes())
+        else:
+            raise AssertionError(f"unknown setup step {kind!r}")
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="the corpus uses FIFOs and /dev")
+@pytest.mark.parametrize("case", CORPUS["cases"], ids=lambda c: c["id"])
+def test_hostile_inputs_to_every_command(case, tmp_path, monkeypatch, capsys):
+    from schedbench.bench.cli import main
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("must not change\n")
+    case_dir = tmp_path / "case"
+    case_dir.mkdir()
+    _setup(case_dir, case.get("setup", []))
+    before = _snapshot(outside)
+    for key, value in case.get("env", {}).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(case_dir)
+    faulthandler.dump_traceback_later(CASE_TIMEOUT_S, exit=True, file=sys.__stderr__)
+    try:
+        try:
+            code = main(case["argv"])
+        except SystemExit as exc:  # argparse refusing a flag
+            code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    if case.get("expect", "error") == "ok":  # a valid result (a declined problem exits 1)
+        assert code == case.get("code", 0), err
+        assert case.get("stdout_words", "") in out
+    else:
+        assert code == case.get("code", 2), err
+        # argparse's refusals come after its usage lines, which are not part of the message
+        lines = [
+            line
+            for line in err.splitlines()
+            if line.strip() and not line.startswith(("usage:", " "))
+        ]
+        errors = [line for line in lines if "error:" in line]
+        assert len(errors) == 1 and len(lines) <= 3, err
+        assert case["words"] in errors[0] or case["words"] in err, err
+    # nothing outside the case's folder changed, and nothing was made next to it
+    assert _snapshot(outside) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case", "outside"]
+    assert not Path("/tmp/schedbench-fuzz-escape.sqlite").exists()
+
+
+class NegativeIndex:
+    """A broken plug-in for the corpus: selects job -1 (the fault is the solver's: exit 1)."""
+
+    name = "negative-index"
+    id = "negative-index"
+
+    def supports(self, problem: Any) -> tuple[bool, str]:
+        return True, ""
+
+    def solve(self, problem: Any, budget: Any) -> Any:
+        from schedbench.simcore.kinds.selection.problem import Decision
+        from schedbench.simcore.problem import Status
+
+        return Decision(
+            status=Status.FEASIBLE, selected=(-1,), objectives=((0.0,) * problem.M,), solver=self.id
+        )

@@ -134,6 +134,31 @@ def test_damaged_store_is_refused(tmp_path: Path) -> None:
         ResultStore(path)
 
 
+def test_a_store_that_cannot_be_opened_for_writing_is_not_called_foreign(tmp_path, monkeypatch):
+    """A read-only file or folder is a permission problem, not "not a results store"; a
+    report still reads such a store (as an immutable file)."""
+    path = tmp_path / "store.sqlite"
+    with ResultStore(path) as s:
+        run = s.begin_run("s", {}, provenance=PROV)
+        s.add(make_row(run, 0))
+    real = ResultStore._identify
+    calls = {"n": 0}
+
+    def refuse_once(self: ResultStore) -> str:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real(self)
+
+    monkeypatch.setattr(ResultStore, "_identify", refuse_once)
+    with ResultStore(path, readonly=True) as r:  # retried as an immutable file
+        assert r.finished("s") == {"c0"}
+    calls["n"] = 0
+    with pytest.raises(StoreError, match="read-only or not accessible") as info:
+        ResultStore(path)
+    assert "not a schedbench results store" not in str(info.value)
+
+
 def test_readonly(tmp_path: Path) -> None:
     missing = tmp_path / "missing.sqlite"
     with pytest.raises(StoreError, match="no results store"):

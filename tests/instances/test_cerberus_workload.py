@@ -76,6 +76,11 @@ def test_reads_the_columns_and_leaves_empty_cells_nan(tmp_path):
             "2,1.0,400000,7568.0,10800.0,21,35,40,",
             ":3: column 3 (cores_requested): expected at most the machine's 300000 cores",
         ),
+        (  # the most a job holds cannot be less than what it holds while it runs
+            "2,1.0,2048,7568.0,10800.0,21,35,40,30",
+            ":3: column 9 (data_max_tb): expected at least data_run_tb (35 TB)",
+        ),
+        ("2,1e300,2048,7568.0,10800.0,21,35,40,", ":3: column 2 (submit_s): expected a number"),
     ],
 )
 def test_bad_rows_name_file_line_and_column(tmp_path, line, where):

@@ -153,11 +153,11 @@ def test_the_load_transform_in_a_spec():
     [
         ("load:nodes=0.9,bb=1.2", "bb needs the machine"),
         ("load:nodes=0.9,watts=3", "unknown key 'watts'"),
-        ("load:nodes=-1", "expected an offered load > 0"),
+        ("load:nodes=-1", "expected an offered load in \\(0, 100\\]"),
         ("load:", "expected nodes=LOAD and/or bb=LOAD"),
         ("load:nodes=0.8,warmup=2", "fraction of the submit span"),
         ("bbscale:x", "expected a number"),
-        ("bbscale:0", "expected a factor > 0"),
+        ("bbscale:0", "expected a factor in \\(0, "),
     ],
 )
 def test_bad_load_transforms_name_what_is_wrong(transform, match):

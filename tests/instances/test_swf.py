@@ -636,7 +636,7 @@ def workloads(draw) -> Workload:
     positive = st.one_of(st.integers(1, 10**6).map(float), finite.filter(lambda x: x > 0))
     runtime = draw(st.lists(positive, min_size=n, max_size=n))
     requested = draw(st.lists(positive, min_size=n, max_size=n))
-    ids = draw(st.lists(st.integers(0, 10**12), min_size=n, max_size=n))
+    ids = draw(st.lists(st.integers(0, 10**12), min_size=n, max_size=n, unique=True))
     side = {
         name: draw(st.lists(st.one_of(st.just(0.0), finite), min_size=n, max_size=n))
         for name in ("bb_gb", "ssd_gb", "data_in_gb", "data_out_gb")

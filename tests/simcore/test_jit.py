@@ -33,15 +33,40 @@ def test_cache_location_follows_numba_then_the_tree_then_xdg_then_off(tmp_path):
     def not_in_pkg(p: Path) -> bool:
         return pkg not in p.parents
 
-    assert jit.cache_location(pkg, {**env, "NUMBA_CACHE_DIR": "/c"}, never) == ("numba", Path("/c"))
+    assert jit.cache_location(pkg, {**env, "NUMBA_CACHE_DIR": "/c"}, always) == (
+        "numba",
+        Path("/c"),
+    )
+
+    # a NUMBA_CACHE_DIR that cannot be written is passed over, not a traceback
+    def not_c_nor_pkg(p: Path) -> bool:
+        return p != Path("/c") and not_in_pkg(p)
+
+    assert jit.cache_location(pkg, {**env, "NUMBA_CACHE_DIR": "/c"}, not_c_nor_pkg)[0] == "user"
     assert jit.cache_location(pkg, env, always) == ("in-tree", pkg / "__pycache__")
     assert jit.cache_location(pkg, env, not_in_pkg) == (
         "user",
         tmp_path / "xdg" / "schedbench" / "numba",
     )
-    assert jit.cache_location(pkg, env, never) == ("off", None)
+    tmp = tmp_path / "tmp"
+
+    def only_tmp(p: Path) -> bool:
+        return p == tmp
+
+    assert jit.cache_location(pkg, env, only_tmp, lambda: tmp) == ("temp", tmp)
+    assert jit.cache_location(pkg, env, never, lambda: tmp) == ("off", None)
+    assert jit.cache_location(pkg, env, never, lambda: None) == ("off", None)
     home = jit.cache_location(pkg, {}, not_in_pkg)
     assert home == ("user", Path.home() / ".cache" / "schedbench" / "numba")
+
+
+def test_the_temporary_cache_folder_is_private_or_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(jit.tempfile, "gettempdir", lambda: str(tmp_path))
+    folder = jit.temp_cache_dir()
+    assert folder is not None and folder.parent == tmp_path
+    assert folder.stat().st_mode & 0o777 == 0o700
+    folder.chmod(0o777)  # another user could write kernels there: never read
+    assert jit.temp_cache_dir() is None
 
 
 def test_writable_says_no_where_a_file_cannot_be_made(tmp_path):

@@ -267,6 +267,10 @@ def test_ga_trace_for_one_objective():
         (MOOSolver, {"kicks": -1}),
         (MOOSolver, {"time_limit_s": -1.0}),
         (MOOSolver, {"weights": 0}),
+        # sizes allocated up front are bounded, the bound in the error
+        (GASolver, {"population": 10**8}),
+        (GASolver, {"children": 10**8}),
+        (MOOSolver, {"weights": 10**9}),
     ],
 )
 def test_bad_parameters_are_rejected(cls, params):

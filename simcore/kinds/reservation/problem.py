@@ -47,9 +47,18 @@ from schedbench.simcore.reservations.slots import (
 Held = tuple[int, int, tuple[int, ...]]
 
 
+#: Most PEs a machine may have: the slot structure keeps one bit per PE per interval.
+MAX_PES = 1_000_000
+#: Largest time (seconds, about 31,700 years): later times are a typo, and larger integers
+#: overflow the int64 arrays the solvers use.
+MAX_TIME = 10**12
+
+
 def _int(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ProblemError(name, "an integer", value)
+    if abs(int(value)) > MAX_TIME:
+        raise ProblemError(name, f"an integer of magnitude at most {MAX_TIME:,}", value)
     return int(value)
 
 
@@ -111,6 +120,8 @@ class ReservationProblem:
             if name in ("duration", "n_pe", "pes") and value < 1:
                 raise ProblemError(name, "an integer >= 1 (seconds or PEs)", value)
             set_(self, name, value)
+        if self.pes > MAX_PES:
+            raise ProblemError("pes", f"at most {MAX_PES:,} PEs", self.pes)
         if self.n_pe > self.pes:
             raise ProblemError("n_pe", f"at most the machine's {self.pes} PEs", self.n_pe)
         slots = SlotStructure(self.pes)

@@ -217,6 +217,8 @@ class SelectionProblem:
             return tuple(f"{prefix}{i}" for i in range(n)) if prefix else ()
         if len(names) != n or not all(isinstance(x, str) and x for x in names):
             raise ProblemError(where, f"{n} non-empty names", list(names))
+        if len(set(names)) != len(names):
+            raise ProblemError(where, f"{n} distinct names", list(names))
         return names
 
     # -- shape -----------------------------------------------------------------------------
@@ -332,6 +334,13 @@ class SelectionProblem:
             for key in ("capacities", "demands"):
                 if key not in data:
                     raise ProblemError(key, "a required key", None)
+            must = data.get("must_include", ())
+            if isinstance(must, list):  # a file that names a job twice is a typo, not a set
+                seen: set[Any] = set()
+                for i, item in enumerate(must):
+                    if isinstance(item, int) and item in seen:
+                        raise ProblemError(f"must_include[{i}]", "each job index once", item)
+                    seen.add(item)
             # Raw JSON values: __post_init__ converts and checks every one.
             raw: dict[str, Any] = {
                 "capacities": data["capacities"],
