@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from schedbench.simcore.solver import warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
@@ -60,7 +61,11 @@ def warm(solvers: Iterable[str] | None = None, *, cores: bool = True) -> Iterabl
     from schedbench.bench import api  # the API imports every core; only needed here
 
     for name in known_solvers() if solvers is None else solvers:
-        yield _step(f"solver {name}", lambda name=name: warm_up(make_solver(name, {})))
+        yield _step(f"solver {name}", partial(_warm_solver, name))
     if cores:
         for label, workload, kwargs in CORE_RUNS:
-            yield _step(label, lambda w=workload, k=kwargs: api.simulate(w, **k))  # type: ignore[arg-type]
+            yield _step(label, partial(api.simulate, workload, **kwargs))  # type: ignore[arg-type]
+
+
+def _warm_solver(name: str) -> None:
+    warm_up(make_solver(name, {}))

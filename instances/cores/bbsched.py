@@ -54,11 +54,11 @@ from schedbench.simcore.core import (
 from schedbench.simcore.cqsim import (
     CQSIM_BACKFILLS,
     CQSIM_POLICIES,
-    MAX_WINDOW,
     CqsimConfig,
     CqsimSimulation,
     rules_from,
 )
+from schedbench.simcore.cqsim import MAX_WINDOW as CQSIM_MAX_WINDOW
 from schedbench.simcore.engine import LIFECYCLES, SimOptions, Simulation
 from schedbench.simcore.errors import ConfigError, PolicyOptionError, SchedbenchError
 from schedbench.simcore.metrics import (
@@ -505,7 +505,7 @@ def _cqsim_config(spec: CoreSpec, policy: str) -> CqsimConfig:
     """The cqsim profile's run of ``policy`` under ``spec``, or a one-line error naming the key."""
     if policy not in CQSIM_POLICIES:
         raise SpecError("policy", "naive or window under profile cqsim", policy)
-    window = spec.get("window") if policy == "window" else MAX_WINDOW
+    window = spec.get("window") if policy == "window" else CQSIM_MAX_WINDOW
     try:
         return CqsimConfig(
             policy=policy,
