@@ -45,14 +45,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.reservations.reading import UNBOUNDED_END, Reading
 
 if TYPE_CHECKING:
     from schedbench.simcore.reservations.fit import FitPolicy
 
-#: T_end of a rectangle that no later job bounds is t_dl + UNBOUNDED_END: a finite stand-in, so
-#: that every score (Du included) stays a number that compares
-#: (docs/design.md#pinned-semantics-where-a-paper-is-vague).
-UNBOUNDED_END = 10**9
+__all__ = ["UNBOUNDED_END", "Allocation", "Rectangle", "SlotStructure", "ids_of", "mask_of"]
 
 
 def mask_of(pes: Iterable[int]) -> int:
@@ -89,6 +87,11 @@ def lowest(mask: int, n: int) -> int:
         else:
             lo = mid + 1
     return mask & ((1 << lo) - 1)
+
+
+def highest(mask: int, n: int) -> int:
+    """The ``n`` highest-numbered PEs of ``mask`` (which holds at least n), as a bitset."""
+    return mask ^ lowest(mask, mask.bit_count() - n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,14 +269,18 @@ class SlotStructure:
         *,
         latest_start: bool = False,
         unbounded_end: int = UNBOUNDED_END,
+        end_of: int | None = None,
     ) -> Iterator[Rectangle]:
         """The rectangle of every feasible candidate start (at least ``n_pe`` PEs free over
-        [t_s, t_s + t_du)), in ascending start order (Algorithm 3, lines 6–9)."""
+        [t_s, t_s + t_du)), in ascending start order (Algorithm 3, lines 6–9). ``end_of``: the
+        deadline an unbounded T_end counts from, when it is not ``deadline`` (the latest end
+        the candidates respect)."""
+        end_ref = deadline if end_of is None else end_of
         for t in self.candidates(ready, duration, deadline, latest_start=latest_start):
             free = self.free_over(t, t + duration)
             n_free = free.bit_count()
             if n_free >= n_pe:
-                t_begin, t_end = self._extent(t, duration, deadline, now, free, unbounded_end)
+                t_begin, t_end = self._extent(t, duration, end_ref, now, free, unbounded_end)
                 yield Rectangle(t, free, n_free, t_begin, t_end)
 
     def find(
@@ -287,6 +294,7 @@ class SlotStructure:
         *,
         latest_start: bool = False,
         unbounded_end: int = UNBOUNDED_END,
+        reading: Reading | None = None,
     ) -> Allocation | None:
         """``findAllocation(t_r, t_du, t_dl, n_pe, policy)`` (Algorithm 3): the start time the
         policy chooses among the feasible candidates and the n_pe lowest-numbered PEs of its F,
@@ -297,9 +305,16 @@ class SlotStructure:
         not fully state: ``latest_start`` adds t_dl − t_du to the candidates (Figure 1 lists
         it), and ``unbounded_end`` is what an unbounded rectangle's T_end adds to t_dl (10^9
         pinned; 0 ends it at the deadline, so that Du and PEDu compare unbounded rectangles
-        with bounded ones on the request's own horizon)."""
+        with bounded ones on the request's own horizon). ``reading`` (``reading.py``), when
+        given, sets every open rule at once and overrides the two switches."""
         if n_pe < 1 or n_pe > self.pes or duration < 1:
             return None
+        if reading is not None and reading.serving() != Reading(
+            unbounded_end=reading.unbounded_end, latest_start=reading.latest_start
+        ):
+            return self._find_read(ready, duration, deadline, n_pe, now, policy, reading)
+        if reading is not None:
+            latest_start, unbounded_end = reading.latest_start, reading.unbounded_end
         starts = self.candidates(ready, duration, deadline, latest_start=latest_start)
         if not starts:
             return None
@@ -338,7 +353,54 @@ class SlotStructure:
             return None
         return Allocation(best_start, lowest(best_free, n_pe))
 
+    def _find_read(
+        self,
+        ready: int,
+        duration: int,
+        deadline: int,
+        n_pe: int,
+        now: int,
+        policy: FitPolicy,
+        reading: Reading,
+    ) -> Allocation | None:
+        """:meth:`find` under a reading other than the pinned rules (``reading.py``): the
+        plain path, every feasible rectangle scored, then the policy's pick."""
+        last_end = deadline - 1 if reading.deadline == "exclusive" else deadline
+        rects = list(
+            self.rectangles(
+                ready,
+                duration,
+                last_end,
+                n_pe,
+                now,
+                latest_start=reading.latest_start,
+                unbounded_end=reading.unbounded_end,
+                end_of=deadline,
+            )
+        )
+        if not rects:
+            return None
+        pick = highest if reading.pe_ids == "highest" else lowest
+        if policy.measure == "first":
+            return Allocation(rects[0].start, pick(rects[0].free, n_pe))
+        if policy.measure == "pedu" and reading.pedu == "sum":
+            du_max = max(r.duration for r in rects) or 1
+            scores: list[float] = [r.n_free / self.pes + r.duration / du_max for r in rects]
+        else:
+            scores = [float(policy.score(r.n_free, r.t_begin, r.t_end)) for r in rects]
+        sign = 1 if policy.best else -1
+        order = range(len(rects)) if reading.tie == "earliest" else range(len(rects) - 1, -1, -1)
+        # strict: among equal scores the first in ``order`` wins (the earliest or latest start)
+        best = min(order, key=lambda i: sign * scores[i])
+        return Allocation(rects[best].start, pick(rects[best].free, n_pe))
+
     # -- updates ---------------------------------------------------------------------------------
+    def split(self, t: int) -> None:
+        """Leave a record at time ``t`` even if it repeats the one before (a slot time that no
+        change of the busy set makes; the ``merge=keep`` reading, ``reading.py``). It stays
+        until an update at ``t`` cleans it or the past is discarded."""
+        self._boundary(t)
+
     def _boundary(self, t: int) -> int:
         """Index of the record at time ``t``, inserting one (with the busy set in force at t)
         if there is none. The new record may be redundant; callers clean up."""
