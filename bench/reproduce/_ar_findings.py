@@ -49,6 +49,8 @@ Samples = dict[tuple[str, Any, str], dict[str, list[float]]]
 ACC_MARGIN = 0.01
 SLOW_MARGIN = 0.02
 STEP_TOL = 0.005
+#: Equal values satisfy "FF has the smallest slowdown" (a tie is not a smaller one).
+TIE = 1e-12
 #: "alike" rankings: Kendall tau above this.
 TAU_ALIKE = 0.6
 
@@ -173,6 +175,7 @@ def finding(
         "interval": d.text() if d else "",
         "agree": agree,
         "reason": why,
+        "decided": d,
     }
 
 
@@ -458,7 +461,7 @@ def _ff_lowest(data: Data, exp: str, fig: str, paper7: list[str]) -> dict[str, A
     """Figures 3, 5 and 7: FF always has the smallest slowdown."""
     grid = data.exps[exp]
     claims = [
-        Claim(f"{xs(x)}: {label(q)} - FF", _gap(data, exp, x, q, "ff", "slowdown"), lo=0.0)
+        Claim(f"{xs(x)}: {label(q)} - FF", _gap(data, exp, x, q, "ff", "slowdown"), lo=-TIE)
         for x in grid
         for q in paper7
         if q != "ff"
