@@ -560,6 +560,25 @@ def make_tasks(
     ]
 
 
+def judge_grid(
+    experiments: dict[str, list[Setting]],
+    seeds: int,
+    jobs: int,
+    policies: Sequence[str] = PAPER_POLICIES,
+    reading: Reading = PINNED,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """The findings' verdicts on a grid of settings, ``seeds`` streams of ``jobs`` requests per
+    point, no offline bound (what the quick-against-full comparison runs)."""
+    args = argparse.Namespace(model="typeless", runtime_map="ceil")
+    cfg = {"seeds": seeds, "jobs": jobs, "bound_jobs": 0, "bound_time": 1.0}
+    tasks = make_tasks(experiments, cfg, policies, args, reading, sensitivity=False)
+    by_setting: dict[Setting, list[dict[str, Any]]] = {}
+    for item in run_tasks(tasks, workers):
+        by_setting.setdefault(item["setting"], []).append(item)
+    return agreement(samples_of(experiments, by_setting, policies), policies)
+
+
 def _experiment(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     cfg = _check(args, QUICK if args.quick else FULL)
