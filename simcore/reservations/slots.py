@@ -269,18 +269,14 @@ class SlotStructure:
         *,
         latest_start: bool = False,
         unbounded_end: int = UNBOUNDED_END,
-        end_of: int | None = None,
     ) -> Iterator[Rectangle]:
         """The rectangle of every feasible candidate start (at least ``n_pe`` PEs free over
-        [t_s, t_s + t_du)), in ascending start order (Algorithm 3, lines 6–9). ``end_of``: the
-        deadline an unbounded T_end counts from, when it is not ``deadline`` (the latest end
-        the candidates respect)."""
-        end_ref = deadline if end_of is None else end_of
+        [t_s, t_s + t_du)), in ascending start order (Algorithm 3, lines 6–9)."""
         for t in self.candidates(ready, duration, deadline, latest_start=latest_start):
             free = self.free_over(t, t + duration)
             n_free = free.bit_count()
             if n_free >= n_pe:
-                t_begin, t_end = self._extent(t, duration, end_ref, now, free, unbounded_end)
+                t_begin, t_end = self._extent(t, duration, deadline, now, free, unbounded_end)
                 yield Rectangle(t, free, n_free, t_begin, t_end)
 
     def find(
@@ -364,35 +360,47 @@ class SlotStructure:
         reading: Reading,
     ) -> Allocation | None:
         """:meth:`find` under a reading other than the pinned rules (``reading.py``): the
-        plain path, every feasible rectangle scored, then the policy's pick."""
+        plain path, every feasible candidate scored (the extent only where the measure needs
+        it), then the policy's pick."""
         last_end = deadline - 1 if reading.deadline == "exclusive" else deadline
-        rects = list(
-            self.rectangles(
-                ready,
-                duration,
-                last_end,
-                n_pe,
-                now,
-                latest_start=reading.latest_start,
-                unbounded_end=reading.unbounded_end,
-                end_of=deadline,
-            )
-        )
-        if not rects:
-            return None
         pick = highest if reading.pe_ids == "highest" else lowest
-        if policy.measure == "first":
-            return Allocation(rects[0].start, pick(rects[0].free, n_pe))
-        if policy.measure == "pedu" and reading.pedu == "sum":
-            du_max = max(r.duration for r in rects) or 1
-            scores: list[float] = [r.n_free / self.pes + r.duration / du_max for r in rects]
+        measure = policy.measure
+        feasible: list[tuple[int, int, int]] = []  # (start, free, n_free)
+        for t in self.candidates(ready, duration, last_end, latest_start=reading.latest_start):
+            free = self.free_over(t, t + duration)
+            n_free = free.bit_count()
+            if n_free < n_pe:
+                continue
+            if measure == "first":
+                return Allocation(t, pick(free, n_pe))
+            feasible.append((t, free, n_free))
+        if not feasible:
+            return None
+        if measure == "pe":
+            scores: list[float] = [float(n) for _t, _f, n in feasible]
         else:
-            scores = [float(policy.score(r.n_free, r.t_begin, r.t_end)) for r in rects]
+            # an unbounded T_end counts from the request's deadline, whatever the last end
+            extents = [
+                self._extent(t, duration, deadline, now, f, reading.unbounded_end)
+                for t, f, _n in feasible
+            ]
+            dus = [e - b for b, e in extents]
+            if measure == "du":
+                scores = [float(d) for d in dus]
+            elif reading.pedu == "sum":
+                du_max = max(dus) or 1
+                scores = [
+                    n / self.pes + d / du_max for (_t, _f, n), d in zip(feasible, dus, strict=True)
+                ]
+            else:
+                scores = [float(n * d) for (_t, _f, n), d in zip(feasible, dus, strict=True)]
         sign = 1 if policy.best else -1
-        order = range(len(rects)) if reading.tie == "earliest" else range(len(rects) - 1, -1, -1)
-        # strict: among equal scores the first in ``order`` wins (the earliest or latest start)
+        order = range(len(feasible))
+        if reading.tie == "latest":
+            order = range(len(feasible) - 1, -1, -1)
+        # among equal scores the first in ``order`` wins (the earliest or the latest start)
         best = min(order, key=lambda i: sign * scores[i])
-        return Allocation(rects[best].start, pick(rects[best].free, n_pe))
+        return Allocation(feasible[best][0], pick(feasible[best][1], n_pe))
 
     # -- updates ---------------------------------------------------------------------------------
     def split(self, t: int) -> None:
