@@ -311,10 +311,12 @@ def _replay(args: argparse.Namespace) -> int:
         raise ConfigError(f"--pes: expected an integer >= 1, got {pes!r}")
     for rid, reason in invalid_requests(requests, pes):
         print(f"schedbench: request {rid}: rejected at load: {reason}", file=sys.stderr)
-    result = _serve_named(requests, pes, args.policy, args.budget, _reading(args))
+    reading = _reading(args)
+    result = _serve_named(requests, pes, args.policy, args.budget, reading)
     out = Path(args.out)
     write_decisions(result, out / "decisions.csv")
     numbers = summary(result)
+    numbers["mean_slowdown"] = mean_slowdown(result, reading.slowdown)
     write_summary(numbers, out / "summary.csv")
     print(
         f"{args.policy}: {numbers['accepted']}/{numbers['submitted']} accepted "
