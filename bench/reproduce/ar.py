@@ -21,9 +21,13 @@ Two forms:
   acceptance_ci95, slowdown, slowdown_ci95, offline_bound), ``details.csv`` (utilisation and
   offered load per point), ``bounds.csv`` (the offline optimum of the first ``--bound-jobs``
   requests of every stream and each policy's share of it), ``fig2_acceptance_umed.png`` …
-  ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, and ``agreement.csv`` (finding,
-  paper, ours, agree, reason), also printed. Grids are options (``--umed 5,6,7 --af 0.5,1
-  --flex 1:1,3:3 --seeds N --jobs N``).
+  ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, ``seeds.csv`` (every stream's
+  numbers) and ``agreement.csv`` (finding, paper, ours, interval, agree, reason: each finding
+  judged yes / no / inconclusive on 95 % intervals over seeds, ``_ar_findings.py``), also
+  printed. Grids are options (``--umed 5,6,7 --af 0.5,1 --flex 1:1,3:3 --seeds N --jobs N``).
+* **sweep** — ``--sweep`` runs the experiments under a screening design of the readings of the
+  rules the paper leaves open (``_ar_sweep.py``; ``--reading`` and ``--profile`` set one
+  reading, ``simcore/reservations/reading.py``).
 
 ``offline_bound`` in ``results.csv`` is the mean over seeds of the largest acceptance any
 schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
