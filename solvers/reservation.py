@@ -11,6 +11,9 @@ paper is vague, and implemented once, in ``simcore/reservations/``).
   objective (accept when possible); where they differ is *which* start and PEs, which the
   kind's ``start_delay_s`` and ``stranded_idle_pe_s`` and, over a stream, the acceptance of the
   requests still to come measure.
+  ``reading`` (default ``pinned``) sets the rules the paper leaves open
+  (``simcore/reservations/reading.py``; ``merge`` and ``slowdown`` concern a whole stream, not
+  one decision, and are the driver's).
 * ``reservation-first-fit`` — the skeleton's name for ``ff`` (an alias too; the same answers).
 
 The same names are the policies of ``schedbench reproduce ar --policy``, which serves streams
@@ -27,6 +30,7 @@ from schedbench.simcore.kinds.reservation import ReservationDecision, Reservatio
 from schedbench.simcore.plugins import Alias
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.reservations.fit import FIT_POLICIES, get_fit_policy
+from schedbench.simcore.reservations.reading import Reading, ReadingError
 from schedbench.solvers.base import ParamSolver, param
 
 
@@ -39,12 +43,22 @@ class FitSolver(ParamSolver):
     summary = "reservation: a fit policy of the advance-reservation paper (policy=ff, pe-b, ...)"
     kinds: ClassVar[tuple[str, ...]] = ("reservation",)
     policy: str = param("ff", "fit policy: ff, pe-b, pe-w, du-b, du-w, pedu-b, pedu-w (Section 5)")
+    reading: str = param(
+        "pinned",
+        "the paper's open rules as key=value,... (unbounded_end, pedu, latest_start, tie, pe_ids, "
+        "deadline; simcore/reservations/reading.py)",
+    )
 
     def __post_init__(self) -> None:
         self._require(self.policy in FIT_POLICIES, "policy", f"one of {', '.join(FIT_POLICIES)}")
+        try:
+            Reading.parse(self.reading)
+        except ReadingError as exc:
+            self._require(False, "reading", f"key=value,... or pinned ({exc})")
 
     def solve(self, problem: ReservationProblem, budget: Budget) -> ReservationDecision:
-        found = problem.fit(get_fit_policy(self.policy))
+        reading = None if self.reading == "pinned" else Reading.parse(self.reading)
+        found = problem.fit(get_fit_policy(self.policy), reading)
         if found is None:
             return ReservationDecision(
                 Status.OPTIMAL, accepted=False, objectives=(0.0,), solver=self.id

@@ -21,9 +21,13 @@ Two forms:
   acceptance_ci95, slowdown, slowdown_ci95, offline_bound), ``details.csv`` (utilisation and
   offered load per point), ``bounds.csv`` (the offline optimum of the first ``--bound-jobs``
   requests of every stream and each policy's share of it), ``fig2_acceptance_umed.png`` …
-  ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, and ``agreement.csv`` (finding,
-  paper, ours, agree, reason), also printed. Grids are options (``--umed 5,6,7 --af 0.5,1
-  --flex 1:1,3:3 --seeds N --jobs N``).
+  ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, ``seeds.csv`` (every stream's
+  numbers) and ``agreement.csv`` (finding, paper, ours, interval, agree, reason: each finding
+  judged yes / no / inconclusive on 95 % intervals over seeds, ``_ar_findings.py``), also
+  printed. Grids are options (``--umed 5,6,7 --af 0.5,1 --flex 1:1,3:3 --seeds N --jobs N``).
+* **sweep** — ``--sweep`` runs the experiments under a screening design of the readings of the
+  rules the paper leaves open (``_ar_sweep.py``; ``--reading`` and ``--profile`` set one
+  reading, ``simcore/reservations/reading.py``).
 
 ``offline_bound`` in ``results.csv`` is the mean over seeds of the largest acceptance any
 schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
@@ -37,20 +41,20 @@ from __future__ import annotations
 
 import argparse
 import csv
-import itertools
 import math
 import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from schedbench.bench._io import atomic_write, save_figure
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.bench.reproduce._ar_findings import Samples, findings, summary_counts
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -73,7 +77,13 @@ from schedbench.simcore.reservations.metrics import (
     summary,
     utilisation,
 )
-from schedbench.simcore.reservations.slots import UNBOUNDED_END
+from schedbench.simcore.reservations.reading import (
+    HELP,
+    PINNED,
+    UNBOUNDED_END,
+    Reading,
+    ReadingError,
+)
 from schedbench.simcore.safeio import ensure_dir
 
 PAPER = "ar"
@@ -223,7 +233,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sem.add_argument(
         "--unbounded-end",
         type=int,
-        default=UNBOUNDED_END,
+        default=None,
         metavar="S",
         help="T_end of an unbounded rectangle = t_dl + S (default 10^9; 0: the deadline)",
     )
@@ -232,6 +242,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also try t_dl - t_du as a candidate start (the paper's Figure 1 lists it)",
     )
+    sem.add_argument(
+        "--reading",
+        default="pinned",
+        metavar="KEY=VALUE,...",
+        help="every rule the paper leaves open at once (default pinned): "
+        + "; ".join(f"{k}: {v}" for k, v in HELP.items()),
+    )
+    sem.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=None,
+        help="a named reading: "
+        + "; ".join(f"{k} = {v.label()}" for k, v in sorted(PROFILES.items())),
+    )
+    exp.add_argument(
+        "--sweep",
+        action="store_true",
+        help="run the experiments under every reading of a screening design of the open rules "
+        "and write sweep.csv (reading, finding, value, interval, verdict)",
+    )
+
+
+#: Named readings (``--profile``); the default stays the pinned one.
+PROFILES: dict[str, Reading] = {"pinned": PINNED}
+
+
+def _reading(args: argparse.Namespace) -> Reading:
+    """The reading the options name: ``--profile``, then ``--reading``, then the two switches."""
+    try:
+        reading = PROFILES[args.profile] if args.profile else PINNED
+        parsed = Reading.parse(args.reading)
+        reading = replace(reading, **parsed.changes())
+        if args.unbounded_end is not None:
+            reading = replace(reading, unbounded_end=args.unbounded_end)
+        if args.latest_start:
+            reading = replace(reading, latest_start=True)
+    except ReadingError as exc:
+        raise ConfigError(f"--reading: {exc}") from exc
+    return reading
 
 
 def run(args: argparse.Namespace) -> int:
@@ -268,17 +317,12 @@ def _replay(args: argparse.Namespace) -> int:
         raise ConfigError(f"--pes: expected an integer from 1 to {MAX_PES:,}, got {pes!r}")
     for rid, reason in invalid_requests(requests, pes):
         print(f"schedbench: request {rid}: rejected at load: {reason}", file=sys.stderr)
-    result = _serve_named(
-        requests,
-        pes,
-        args.policy,
-        args.budget,
-        latest_start=args.latest_start,
-        unbounded_end=args.unbounded_end,
-    )
+    reading = _reading(args)
+    result = _serve_named(requests, pes, args.policy, args.budget, reading)
     out = Path(args.out)
     write_decisions(result, out / "decisions.csv")
     numbers = summary(result)
+    numbers["mean_slowdown"] = mean_slowdown(result, reading.slowdown)
     write_summary(numbers, out / "summary.csv")
     print(
         f"{args.policy}: {numbers['accepted']}/{numbers['submitted']} accepted "
@@ -295,16 +339,15 @@ def _serve_named(
     pes: int,
     policy: str,
     budget_s: float,
-    *,
-    latest_start: bool = False,
-    unbounded_end: int = UNBOUNDED_END,
+    reading: Reading = PINNED,
 ) -> ReservationRun:
     """A fit policy by name through the fast path; anything else as a reservation solver."""
     if policy in FIT_POLICIES:
-        return serve(requests, pes, policy, latest_start=latest_start, unbounded_end=unbounded_end)
-    if latest_start or unbounded_end != UNBOUNDED_END:
+        return serve(requests, pes, policy, reading=reading)
+    if reading.serving() != PINNED:
         raise ConfigError(
-            "--latest-start / --unbounded-end: options of the fit policies, not of a solver"
+            "--latest-start / --unbounded-end / --reading: options of the fit policies, not of "
+            "a solver"
         )
     from schedbench.solvers.registry import load_object, make_solver
 
@@ -369,8 +412,7 @@ class Task:
     bound_time: float
     model: str
     runtime_map: str
-    unbounded_end: int = UNBOUNDED_END
-    latest_start: bool = False
+    reading: Reading = PINNED
     #: also serve every policy with the other T_end convention (the agreement table quotes it)
     sensitivity: bool = False
 
@@ -393,17 +435,14 @@ def run_task(task: Task) -> dict[str, Any]:
     timings: dict[str, float] = {}
     for policy in task.policies:
         began = time.perf_counter()
-        result = serve(
-            requests,
-            PAPER_PES,
-            policy,
-            latest_start=task.latest_start,
-            unbounded_end=task.unbounded_end,
-        )
+        result = serve(requests, PAPER_PES, policy, reading=task.reading)
         timings[policy] = time.perf_counter() - began
         per_policy[policy] = {
             "acceptance": acceptance(result),
-            "slowdown": mean_slowdown(result),
+            "slowdown": mean_slowdown(result, task.reading.slowdown),
+            # both slowdown readings, so that a sweep needs no second serve for them
+            "slowdown_accepted": mean_slowdown(result, "accepted"),
+            "slowdown_deadline": mean_slowdown(result, "deadline"),
             "utilisation": utilisation(result),
         }
     out: dict[str, Any] = {
@@ -416,33 +455,16 @@ def run_task(task: Task) -> dict[str, Any]:
         "sensitivity": None,
     }
     if task.sensitivity:
-        other = 0 if task.unbounded_end == UNBOUNDED_END else UNBOUNDED_END
+        other = 0 if task.reading.unbounded_end == UNBOUNDED_END else UNBOUNDED_END
+        flipped = replace(task.reading, unbounded_end=other)
         out["sensitivity"] = {
-            p: acceptance(
-                serve(
-                    requests,
-                    PAPER_PES,
-                    p,
-                    latest_start=task.latest_start,
-                    unbounded_end=other,
-                )
-            )
-            for p in task.policies
+            p: acceptance(serve(requests, PAPER_PES, p, reading=flipped)) for p in task.policies
         }
     if task.bound_jobs > 0:
         from schedbench.bench.analysis.ar_offline import offline_bound
 
         prefix = requests[: task.bound_jobs]
-        on_prefix = {
-            p: serve(
-                prefix,
-                PAPER_PES,
-                p,
-                latest_start=task.latest_start,
-                unbounded_end=task.unbounded_end,
-            )
-            for p in task.policies
-        }
+        on_prefix = {p: serve(prefix, PAPER_PES, p, reading=task.reading) for p in task.policies}
         best_run = max(on_prefix.values(), key=lambda r: len(r.accepted))
         hint = {o.request.id: o.start for o in best_run.accepted if o.start is not None}
         bound = offline_bound(
@@ -500,47 +522,91 @@ def _check(args: argparse.Namespace, defaults: dict[str, Any]) -> dict[str, Any]
     return cfg
 
 
-def _experiment(args: argparse.Namespace) -> int:
-    began = time.perf_counter()
-    cfg = _check(args, QUICK if args.quick else FULL)
-    experiments = _settings(args)
-    out = Path(args.out or ("results/reproduce/ar-quick" if args.quick else "results/reproduce/ar"))
-    unique = list(dict.fromkeys(s for grid in experiments.values() for s in grid))
-    tasks = [
-        Task(
-            s,
-            seed,
-            cfg["jobs"],
-            tuple(args.policies),
-            min(cfg["bound_jobs"], cfg["jobs"]),
-            cfg["bound_time"],
-            args.model,
-            args.runtime_map,
-            args.unbounded_end,
-            args.latest_start,
-            s == BASE,
-        )
-        for s in unique
-        for seed in range(1, cfg["seeds"] + 1)
-    ]
-    print(
-        f"ar: {len(unique)} settings x {cfg['seeds']} seeds x {cfg['jobs']} requests, "
-        f"{len(args.policies)} policies; offline optimum on the first {cfg['bound_jobs']} "
-        f"requests ({cfg['bound_time']:g} s each); {args.workers} worker(s)",
-        file=sys.stderr,
-    )
-    with progress(len(tasks), "ar", "stream", disable=args.no_progress) as bar:
-        if args.workers > 1 and len(tasks) > 1:
-            with ProcessPoolExecutor(max_workers=args.workers) as pool:
-                done = []
+def run_tasks(
+    tasks: Sequence[Task], workers: int, no_progress: bool = True
+) -> list[dict[str, Any]]:
+    """``run_task`` of every task, in order, on ``workers`` processes."""
+    done: list[dict[str, Any]] = []
+    with progress(len(tasks), "ar", "stream", disable=no_progress) as bar:
+        if workers > 1 and len(tasks) > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
                 for item in pool.map(run_task, tasks):  # in order, so results stay aligned
                     done.append(item)
                     bar.update()
         else:
-            done = []
             for t in tasks:
                 done.append(run_task(t))
                 bar.update()
+    return done
+
+
+def make_tasks(
+    experiments: dict[str, list[Setting]],
+    cfg: dict[str, Any],
+    policies: Sequence[str],
+    args: argparse.Namespace,
+    reading: Reading = PINNED,
+    sensitivity: bool = True,
+) -> list[Task]:
+    """One task per distinct setting and seed (seeds 1 .. ``cfg["seeds"]``)."""
+    unique = list(dict.fromkeys(s for grid in experiments.values() for s in grid))
+    return [
+        Task(
+            s,
+            seed,
+            cfg["jobs"],
+            tuple(policies),
+            min(cfg["bound_jobs"], cfg["jobs"]),
+            cfg["bound_time"],
+            args.model,
+            args.runtime_map,
+            reading,
+            sensitivity and s == BASE,
+        )
+        for s in unique
+        for seed in range(1, cfg["seeds"] + 1)
+    ]
+
+
+def judge_grid(
+    experiments: dict[str, list[Setting]],
+    seeds: int,
+    jobs: int,
+    policies: Sequence[str] = PAPER_POLICIES,
+    reading: Reading = PINNED,
+    workers: int = 1,
+) -> list[dict[str, Any]]:
+    """The findings' verdicts on a grid of settings, ``seeds`` streams of ``jobs`` requests per
+    point, no offline bound (what the quick-against-full comparison runs)."""
+    args = argparse.Namespace(model="typeless", runtime_map="ceil")
+    cfg = {"seeds": seeds, "jobs": jobs, "bound_jobs": 0, "bound_time": 1.0}
+    tasks = make_tasks(experiments, cfg, policies, args, reading, sensitivity=False)
+    by_setting: dict[Setting, list[dict[str, Any]]] = {}
+    for item in run_tasks(tasks, workers):
+        by_setting.setdefault(item["setting"], []).append(item)
+    return agreement(samples_of(experiments, by_setting, policies), policies)
+
+
+def _experiment(args: argparse.Namespace) -> int:
+    began = time.perf_counter()
+    cfg = _check(args, QUICK if args.quick else FULL)
+    experiments = _settings(args)
+    reading = _reading(args)
+    if args.sweep:
+        from schedbench.bench.reproduce._ar_sweep import sweep
+
+        return sweep(args, cfg, experiments, began)
+    out = Path(args.out or ("results/reproduce/ar-quick" if args.quick else "results/reproduce/ar"))
+    tasks = make_tasks(experiments, cfg, args.policies, args, reading)
+    unique = {t.setting for t in tasks}
+    print(
+        f"ar: {len(unique)} settings x {cfg['seeds']} seeds x {cfg['jobs']} requests, "
+        f"{len(args.policies)} policies; offline optimum on the first {cfg['bound_jobs']} "
+        f"requests ({cfg['bound_time']:g} s each); {args.workers} worker(s)"
+        + ("" if reading == PINNED else f"; reading {reading.label()}"),
+        file=sys.stderr,
+    )
+    done = run_tasks(tasks, args.workers, args.no_progress)
     by_setting: dict[Setting, list[dict[str, Any]]] = {}
     for item in done:
         by_setting.setdefault(item["setting"], []).append(item)
@@ -555,12 +621,14 @@ def _experiment(args: argparse.Namespace) -> int:
     figures = draw_figures(rows, by_setting, args.policies, out)
     sens = [i["sensitivity"] for i in by_setting.get(BASE, []) if i["sensitivity"]]
     sensitivity = {p: sum(d[p] for d in sens) / len(sens) for p in args.policies} if sens else None
-    findings = agreement(rows, args.policies, sensitivity, args.unbounded_end)
-    _write_csv(out / "agreement.csv", ("finding", "paper", "ours", "agree", "reason"), findings)
-    _print_agreement(findings)
+    samples = samples_of(experiments, by_setting, args.policies)
+    _write_csv(out / "seeds.csv", SEED_COLUMNS, seed_rows(experiments, by_setting, args.policies))
+    found = agreement(samples, args.policies, sensitivity, reading.unbounded_end)
+    _write_csv(out / "agreement.csv", AGREEMENT_COLUMNS, found)
+    _print_agreement(found)
     elapsed = time.perf_counter() - began
     print(
-        f"\nwrote {out}/results.csv, details.csv, bounds.csv, agreement.csv and "
+        f"\nwrote {out}/results.csv, details.csv, bounds.csv, seeds.csv, agreement.csv and "
         f"{len(figures)} figures in {elapsed:.0f} s"
     )
     return 0
@@ -811,64 +879,70 @@ def draw_figures(
 
 
 # ---------------------------------------------------------------------------------- agreement
-#: Why our numbers may differ from the paper's, whatever the finding (the README elaborates).
-_CAUSES = (
-    "LANL-CM5 arrival parameters unpublished (model defaults used, offered load in details.csv); "
-    "runtime mapping unpublished (ours: ceil)"
+AGREEMENT_COLUMNS = ("finding", "paper", "ours", "interval", "agree", "reason")
+SEED_COLUMNS = (
+    "experiment",
+    "umed",
+    "af",
+    "artime",
+    "deadline",
+    "seed",
+    "policy",
+    "acceptance",
+    "slowdown",
 )
 
 
-def _table(rows: list[dict[str, Any]], experiment: str, metric: str) -> dict[Any, dict[str, float]]:
-    """x -> policy -> value (``metric`` and ``metric``_ci95 as a pair under ``metric``)."""
-    out: dict[Any, dict[str, float]] = {}
-    for r in rows:
-        if r["experiment"] != experiment:
-            continue
-        if experiment == "flex":
-            x: Any = (r["artime"], r["deadline"])
-        else:
-            x = r["umed" if experiment == "umed" else "af"]
-        out.setdefault(x, {})[r["policy"]] = r[metric]
-    return dict(sorted(out.items()))
+def _x(experiment: str, s: Setting) -> Any:
+    """A setting's position on its experiment's axis."""
+    if experiment == "flex":
+        return (s.artime, s.deadline)
+    return s.umed if experiment == "umed" else s.af
 
 
-def _ci(rows: list[dict[str, Any]], experiment: str, metric: str) -> dict[Any, dict[str, float]]:
-    table = _table(rows, experiment, f"{metric}_ci95")
-    return {x: {p: (0.0 if math.isnan(v) else v) for p, v in d.items()} for x, d in table.items()}
+def samples_of(
+    experiments: dict[str, list[Setting]],
+    by_setting: dict[Setting, list[dict[str, Any]]],
+    policies: Sequence[str],
+) -> Samples:
+    """Per-seed acceptance and slowdown of every point, the seeds in the same order everywhere
+    (``_ar_findings.Samples``)."""
+    out: Samples = {}
+    for name, grid in experiments.items():
+        for s in grid:
+            items = sorted(by_setting[s], key=lambda i: i["seed"])
+            for p in policies:
+                out[(name, _x(name, s), p)] = {
+                    m: [float(i["policies"][p][m]) for i in items]
+                    for m in ("acceptance", "slowdown")
+                }
+    return out
 
 
-def _xs(x: Any) -> str:
-    return "{{{:g},{:g}}}".format(*x) if isinstance(x, tuple) else f"{x:g}"
-
-
-def _trend(
-    table: dict[Any, dict[str, float]], policies: Sequence[str], rising: bool
-) -> tuple[bool, str, list[str]]:
-    """Whether every policy's value moves the stated way from the first to the last point and
-    at every step (allowing 0.5 % noise); the text; the policies that do not."""
-    keys = list(table)
-    bad = []
-    for p in policies:
-        ys = [table[k][p] for k in keys]
-        tol = 0.005 * max(abs(y) for y in ys)
-        ok = all((b - a >= -tol) if rising else (b - a <= tol) for a, b in itertools.pairwise(ys))
-        ok = ok and ((ys[-1] > ys[0]) if rising else (ys[-1] < ys[0]))
-        if not ok:
-            bad.append(p)
-    first, last = keys[0], keys[-1]
-    span = ", ".join(
-        f"{LABELS.get(p, p)} {table[first][p]:.3f}->{table[last][p]:.3f}" for p in policies
-    )
-    text = f"{_xs(first)} -> {_xs(last)}: {span}"
-    if bad:
-        text += f"; not monotone: {', '.join(LABELS.get(p, p) for p in bad)}"
-    return not bad, text, bad
-
-
-def _tied_best(values: dict[str, float], ci: dict[str, float], lowest: bool = False) -> list[str]:
-    """The policies whose 95 % interval overlaps the best one's."""
-    best = min(values, key=values.__getitem__) if lowest else max(values, key=values.__getitem__)
-    return [p for p, v in values.items() if abs(v - values[best]) <= ci[p] + ci[best]]
+def seed_rows(
+    experiments: dict[str, list[Setting]],
+    by_setting: dict[Setting, list[dict[str, Any]]],
+    policies: Sequence[str],
+) -> list[dict[str, Any]]:
+    """``seeds.csv``: every stream's acceptance and slowdown per policy (what the verdicts are
+    computed from)."""
+    return [
+        {
+            "experiment": name,
+            "umed": s.umed,
+            "af": s.af,
+            "artime": s.artime,
+            "deadline": s.deadline,
+            "seed": i["seed"],
+            "policy": p,
+            "acceptance": i["policies"][p]["acceptance"],
+            "slowdown": i["policies"][p]["slowdown"],
+        }
+        for name, grid in experiments.items()
+        for s in grid
+        for i in sorted(by_setting[s], key=lambda i: i["seed"])
+        for p in policies
+    ]
 
 
 def _sensitivity_text(sens: dict[str, float] | None, policies: Sequence[str]) -> str:
@@ -878,48 +952,6 @@ def _sensitivity_text(sens: dict[str, float] | None, policies: Sequence[str]) ->
         "with T_end = t_dl for unbounded rectangles (--unbounded-end 0) at UMed 7, af 1, {3,3}: "
         + ", ".join(f"{LABELS.get(p, p)} {sens[p]:.3f}" for p in policies if p in sens)
     )
-
-
-def agreement(
-    rows: list[dict[str, Any]],
-    policies: Sequence[str],
-    sensitivity: dict[str, float] | None = None,
-    unbounded_end: int = UNBOUNDED_END,
-) -> list[dict[str, Any]]:
-    """The paper's findings (Section 6.2, abstract), each checked against our results. "At the
-    top" means within the 95 % interval of the best. ``sensitivity``: acceptance at the base
-    setting with the other T_end convention, quoted where it explains a difference. One helper
-    per figure (or group of findings); the rows come in the paper's order."""
-    have = set(policies)
-    paper7 = [p for p in PAPER_POLICIES if p in have]
-    pedu = _pedu_reason(sensitivity, unbounded_end)
-    exps = {r["experiment"] for r in rows}
-    out: list[dict[str, Any]] = []
-    if "umed" in exps:
-        out += _umed_acceptance(rows, have, paper7, pedu)
-        out += _umed_slowdown(rows, have, paper7)
-    out += _ff_lowest_slowdown(rows, exps, have)
-    if "af" in exps:
-        out += _af_trends(rows, paper7)
-    if {"umed", "af"} <= exps and len(paper7) >= 3:
-        out.append(_ranking_alike(rows, paper7))
-    if "flex" in exps:
-        out += _flex_findings(rows, have, paper7, pedu)
-    if "pe-w" in have:
-        out.append(_pe_w_overall(rows, exps))
-    return out
-
-
-def _finding(finding: str, paper: str, ours: str, agree: bool, reason: str = "") -> dict[str, Any]:
-    """One row of the agreement table; a disagreement without a reason of its own gets the
-    causes common to every finding."""
-    return {
-        "finding": finding,
-        "paper": paper,
-        "ours": ours,
-        "agree": "yes" if agree else "no",
-        "reason": "" if agree else (reason or _CAUSES),
-    }
 
 
 def _pedu_reason(sensitivity: dict[str, float] | None, unbounded_end: int) -> str:
@@ -935,303 +967,37 @@ def _pedu_reason(sensitivity: dict[str, float] | None, unbounded_end: int) -> st
     )
 
 
-def _umed_acceptance(
-    rows: list[dict[str, Any]], have: set[str], paper7: list[str], pedu: str
+def agreement(
+    samples: Samples,
+    policies: Sequence[str],
+    sensitivity: dict[str, float] | None = None,
+    unbounded_end: int = UNBOUNDED_END,
 ) -> list[dict[str, Any]]:
-    """Figure 2: acceptance against UMed (falls; PE_W and Du_B on top; three pairs; FF beaten)."""
-    out: list[dict[str, Any]] = []
-    acc, ci = _table(rows, "umed", "acceptance"), _ci(rows, "umed", "acceptance")
-    ok, text, _bad = _trend(acc, paper7, rising=False)
-    out.append(
-        _finding(
-            "acceptance falls as UMed grows", "Fig. 2: all strategies decrease gradually", text, ok
-        )
-    )
-    if {"pe-w", "du-b"} <= have:
-        tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
-        ok = all({"pe-w", "du-b"} <= set(t) for t in tops.values())
-        others = sorted({p for t in tops.values() for p in t} - {"pe-w", "du-b"})
-        text = "; ".join(
-            f"UMed {_xs(x)}: {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
-        )
-        row = _finding(
-            "PE_W and Du_B accept the most at every UMed",
-            "Fig. 2: PE_W and Du_B clearly the best for all UMed values",
-            "at the top (95 % intervals overlap the best): " + text,
-            ok,
-        )
-        if ok and others:
-            row["reason"] = f"also at the top: {', '.join(LABELS.get(p, p) for p in others)}; " + (
-                pedu if "pedu-w" in others else ""
-            )
-        out.append(row)
-    pairs = [("pe-w", "du-b"), ("pedu-b", "pedu-w"), ("pe-b", "du-w")]
-    if all(a in have and b in have for a, b in pairs):
-        close = {
-            (a, b): all(abs(v[a] - v[b]) <= max(0.01, ci[x][a] + ci[x][b]) for x, v in acc.items())
-            for a, b in pairs
-        }
-        gaps = {(a, b): max(abs(v[a] - v[b]) for v in acc.values()) for a, b in pairs}
-        text = "largest gap within a pair: " + ", ".join(
-            f"{LABELS[a]}/{LABELS[b]} {gaps[(a, b)]:.3f}{'' if close[(a, b)] else ' (apart)'}"
-            for a, b in pairs
-        )
-        out.append(
-            _finding(
-                "three pairs with almost identical acceptance",
-                "Fig. 2: PE_W~Du_B, PEDu_B~PEDu_W, PE_B~Du_W",
-                text,
-                all(close.values()),
-                pedu if not close[("pedu-b", "pedu-w")] else "",
-            )
-        )
-    better = [p for p in ("pe-w", "du-b", "pedu-b", "pedu-w") if p in have]
-    worse = [p for p in ("pe-b", "du-w") if p in have]
-    if "ff" in have and better:
-        beats = {
-            p: all(v[p] - v["ff"] > ci[x][p] + ci[x]["ff"] for x, v in acc.items())
-            for p in better + worse
-        }
-        text = ", ".join(
-            f"{LABELS[p]} {'above' if beats[p] else 'not above'} FF everywhere" for p in beats
-        )
-        out.append(
-            _finding(
-                "all but PE_B and Du_W outperform FF",
-                "Fig. 2: except PE_B and Du_W, all other four strategies outperform FF",
-                text + " (above: beyond the 95 % intervals)",
-                all(beats[p] for p in better) and not any(beats[p] for p in worse),
-                pedu if not beats.get("pedu-b", True) else "",
-            )
-        )
-    return out
+    """The paper's findings (Section 6.2, abstract), each judged on our 95 % intervals over
+    seeds (``_ar_findings.py``: yes / no / inconclusive). ``sensitivity``: acceptance at the
+    base setting with the other T_end convention, quoted where it explains a difference."""
+    return findings(samples, policies, _pedu_reason(sensitivity, unbounded_end))
 
 
-def _umed_slowdown(
-    rows: list[dict[str, Any]], have: set[str], paper7: list[str]
-) -> list[dict[str, Any]]:
-    """Figure 3: slowdown against UMed (grows; the pairs again; PEDu_B and PEDu_W apart)."""
-    out: list[dict[str, Any]] = []
-    slow = _table(rows, "umed", "slowdown")
-    ok, text, _bad = _trend(slow, paper7, rising=True)
-    out.append(
-        _finding(
-            "slowdown grows with UMed",
-            "Fig. 3: slowdowns of all strategies increase in general",
-            text,
-            ok,
-        )
-    )
-    slow_pairs = [("pe-w", "du-b"), ("pe-b", "du-w")]
-    if all(a in have and b in have for a, b in slow_pairs):
-        cis = _ci(rows, "umed", "slowdown")
-        # "similar": within the two 95 % intervals, or within 2 % of the slowdown
-        near = {
-            (a, b): all(
-                abs(v[a] - v[b]) <= max(0.02 * max(v[a], v[b]), cis[x][a] + cis[x][b])
-                for x, v in slow.items()
-            )
-            for a, b in slow_pairs
-        }
-        text = "largest gap within a pair: " + ", ".join(
-            f"{LABELS[a]}/{LABELS[b]} "
-            f"{max(abs(v[a] - v[b]) for v in slow.values()):.3f}"
-            f"{'' if near[(a, b)] else ' (apart)'}"
-            for a, b in slow_pairs
-        )
-        out.append(
-            _finding(
-                "PE_W~Du_B and PE_B~Du_W in slowdown too",
-                "Fig. 3: PE_W and Du_B, and PE_B and Du_W, similar again as in Fig. 2",
-                text + " (similar: within the 95 % intervals or 2 %)",
-                all(near.values()),
-            )
-        )
-    if {"pedu-b", "pedu-w"} <= have:
-        gap = [abs(v["pedu-b"] - v["pedu-w"]) for v in slow.values()]
-        cis = _ci(rows, "umed", "slowdown")
-        apart = all(g > cis[x]["pedu-b"] + cis[x]["pedu-w"] for g, x in zip(gap, slow, strict=True))
-        out.append(
-            _finding(
-                "PEDu_B and PEDu_W differ in slowdown",
-                "Fig. 3: PEDu_B and PEDu_W surprisingly different",
-                "PEDu_W - PEDu_B: "
-                + ", ".join(f"{_xs(x)} {v['pedu-w'] - v['pedu-b']:+.3f}" for x, v in slow.items()),
-                apart,
-            )
-        )
-    return out
-
-
-def _ff_lowest_slowdown(
-    rows: list[dict[str, Any]], exps: set[str], have: set[str]
-) -> list[dict[str, Any]]:
-    """Figures 3, 5 and 7: FF always has the smallest slowdown."""
-    out: list[dict[str, Any]] = []
-    for exp, fig in (("umed", "Fig. 3"), ("af", "Fig. 5"), ("flex", "Fig. 7")):
-        if exp in exps and "ff" in have:
-            slow = _table(rows, exp, "slowdown")
-            lowest = {x: min(v, key=v.__getitem__) for x, v in slow.items()}
-            text = "lowest: " + ", ".join(f"{_xs(x)} {LABELS.get(p, p)}" for x, p in lowest.items())
-            out.append(
-                _finding(
-                    f"FF has the lowest slowdown ({exp})",
-                    f"{fig}: FF always the smallest slowdown",
-                    text,
-                    all(p == "ff" for p in lowest.values()),
-                )
-            )
-    return out
-
-
-def _af_trends(rows: list[dict[str, Any]], paper7: list[str]) -> list[dict[str, Any]]:
-    """Figures 4 and 5: acceptance falls and slowdown grows with the arrival factor."""
-    ok_acc, text_acc, _bad = _trend(_table(rows, "af", "acceptance"), paper7, rising=False)
-    ok_slow, text_slow, _bad = _trend(_table(rows, "af", "slowdown"), paper7, rising=True)
-    return [
-        _finding(
-            "acceptance falls as af grows",
-            "Fig. 4: acceptance of all strategies degrades",
-            text_acc,
-            ok_acc,
-        ),
-        _finding(
-            "slowdown grows as af grows",
-            "Fig. 5: slowdowns of all strategies degrade (grow)",
-            text_slow,
-            ok_slow,
-        ),
-    ]
-
-
-def _ranking_alike(rows: list[dict[str, Any]], paper7: list[str]) -> dict[str, Any]:
-    """Figures 2-5: the policies rank alike in the UMed and the af experiment (Kendall tau)."""
-    from scipy.stats import kendalltau  # slow to import: only here
-
-    taus = {}
-    for metric in ("acceptance", "slowdown"):
-        grid_mean: dict[str, list[float]] = {}
-        for exp in ("umed", "af"):
-            table = _table(rows, exp, metric)
-            grid_mean[exp] = [sum(v[p] for v in table.values()) / len(table) for p in paper7]
-        taus[metric] = float(kendalltau(grid_mean["umed"], grid_mean["af"]).statistic)
-    return _finding(
-        "the policies rank alike under UMed and af",
-        "Figs. 2-5: the relative performance of the algorithms in both experiments is similar",
-        "Kendall tau between the policies' mean over the UMed grid and over the af grid: "
-        + ", ".join(f"{m} {t:+.2f}" for m, t in taus.items())
-        + " (alike: tau >= 0.6 for both)",
-        all(t >= 0.6 for t in taus.values()),
-    )
-
-
-def _flex_findings(
-    rows: list[dict[str, Any]], have: set[str], paper7: list[str], pedu: str
-) -> list[dict[str, Any]]:
-    """Figures 6 and 7: acceptance and slowdown against the flexibility {artime, deadline}."""
-    out: list[dict[str, Any]] = []
-    acc, ci = _table(rows, "flex", "acceptance"), _ci(rows, "flex", "acceptance")
-    rising = [p for p in ("pe-w", "du-b", "pedu-b") if p in have]
-    if rising:
-        ok, text, bad = _trend(acc, rising, rising=True)
-        out.append(
-            _finding(
-                "PE_W, Du_B, PEDu_B accept more as flexibility grows",
-                "Fig. 6: their acceptance increases almost linearly from {1,1} to {5,5}",
-                text,
-                ok,
-                pedu if "pedu-b" in bad else "",
-            )
-        )
-    unstable = [p for p in ("ff", "pe-b", "du-w", "pedu-w") if p in have]
-    if unstable and len(acc) >= 3:
-        _ok, text, bad = _trend(acc, unstable, rising=True)
-        out.append(
-            _finding(
-                "the other four rise unsteadily with flexibility",
-                "Fig. 6: the improvements of FF, PE_B, Du_W, PEDu_W are not stable, "
-                "especially at {4,4}",
-                text + " (unsteady: not rising at every step, for at least half of them)",
-                2 * len(bad) >= len(unstable),
-            )
-        )
-    if "pe-w" in have:
-        tops = {x: _tied_best(v, ci[x]) for x, v in acc.items()}
-        alone = sum(t == ["pe-w"] for t in tops.values())
-        text = "at the top: " + "; ".join(
-            f"{_xs(x)} {'/'.join(LABELS.get(p, p) for p in t)}" for x, t in tops.items()
-        )
-        out.append(
-            _finding(
-                "PE_W clearly accepts the most at every flexibility",
-                "Fig. 6: PE_W the best again, defeats the other strategies easily",
-                text + f" (alone at the top at {alone} of {len(tops)} points)",
-                all("pe-w" in t for t in tops.values()) and 2 * alone >= len(tops),
-                "PE_W is within the 95 % intervals of others at most points; " + _CAUSES,
-            )
-        )
-    if {"pe-w", "du-b"} <= have and len(acc) >= 2:
-        keys = list(acc)
-        lead = [acc[k]["pe-w"] - acc[k]["du-b"] for k in keys]
-        text = "PE_W - Du_B: " + ", ".join(
-            f"{_xs(k)} {d:+.3f}" for k, d in zip(keys, lead, strict=True)
-        )
-        out.append(
-            _finding(
-                "PE_W's lead over Du_B grows with flexibility",
-                "Fig. 6: PE_W better than Du_B as flexibility increases",
-                text,
-                lead[-1] > lead[0] and lead[-1] > ci[keys[-1]]["pe-w"] + ci[keys[-1]]["du-b"],
-            )
-        )
-    ok, text, _bad = _trend(_table(rows, "flex", "slowdown"), paper7, rising=True)
-    out.append(
-        _finding(
-            "slowdown grows with flexibility",
-            "Fig. 7: slowdowns of all strategies increase",
-            text,
-            ok,
-        )
-    )
-    return out
-
-
-def _pe_w_overall(rows: list[dict[str, Any]], exps: set[str]) -> dict[str, Any]:
-    """The abstract: PE_W has the highest acceptance overall (at the top at every point of
-    every experiment, and the highest mean)."""
-    at_top: dict[str, int] = {}
-    total = 0
-    for exp in sorted(exps):
-        acc, ci = _table(rows, exp, "acceptance"), _ci(rows, exp, "acceptance")
-        for x, v in acc.items():
-            for p in _tied_best(v, ci[x]):
-                at_top[p] = at_top.get(p, 0) + 1
-            total += 1
-    means: dict[str, list[float]] = {}
-    for r in rows:
-        means.setdefault(r["policy"], []).append(r["acceptance"])
-    average = {p: sum(v) / len(v) for p, v in means.items()}
-    ok = at_top.get("pe-w", 0) == total and max(average, key=average.__getitem__) == "pe-w"
-    text = "at the top at: " + ", ".join(
-        f"{LABELS.get(p, p)} {n}/{total}" for p, n in sorted(at_top.items(), key=lambda t: -t[1])
-    )
-    text += " points; highest mean acceptance over all points: " + ", ".join(
-        f"{LABELS.get(p, p)} {v:.3f}" for p, v in sorted(average.items(), key=lambda t: -t[1])[:3]
-    )
-    return _finding(
-        "PE_W is the best algorithm overall",
-        "abstract: PE_W the highest acceptance rate",
-        text,
-        ok,
-        "PE_W is not at the top everywhere, or another policy has a higher mean; " + _CAUSES,
-    )
-
-
-def _print_agreement(findings: list[dict[str, Any]]) -> None:
+def _print_agreement(found: list[dict[str, Any]]) -> None:
     from tabulate import tabulate
 
+    def cut(text: str, n: int) -> str:
+        return text[:n] + ("..." if len(text) > n else "")
+
     table = [
-        [f["finding"], f["agree"], f["ours"][:90] + ("..." if len(f["ours"]) > 90 else "")]
-        for f in findings
+        [cut(f["finding"], 52), cut(f["paper"], 44), cut(f["interval"], 78), f["agree"]]
+        for f in found
     ]
-    print(tabulate(table, headers=["finding (paper)", "agree", "ours"], tablefmt="simple"))
+    print(
+        tabulate(
+            table,
+            headers=["finding", "paper", "ours: the deciding 95 % interval", "agree"],
+            tablefmt="simple",
+        )
+    )
+    counts = summary_counts(found)
+    print(
+        f"\nagree: {counts['yes']} yes, {counts['no']} no, {counts['inconclusive']} inconclusive "
+        f"of {len(found)} findings (agreement.csv has every finding's numbers and reasons)"
+    )

@@ -77,6 +77,7 @@ from schedbench.bench._io import save_figure
 from schedbench.bench.cli.run import MAX_WORKERS
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.bench.reproduce._intervals import Estimate, estimate, verdict
 from schedbench.instances.workloads import MAX_GENERATED_JOBS
 from schedbench.simcore import safeio
 from schedbench.simcore.safeio import atomic_write_text, check_output_target, ensure_dir
@@ -418,43 +419,6 @@ def execute(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """A mean over seeds with its 95 % confidence interval (Student's t); ``n`` seeds."""
-
-    mean: float
-    low: float
-    high: float
-    n: int
-
-    def text(self, fmt: str = "{:+.1f}", unit: str = "") -> str:
-        if self.n < 2:
-            return fmt.format(self.mean) + unit
-        return f"{fmt.format(self.mean)}{unit} [{fmt.format(self.low)}, {fmt.format(self.high)}]"
-
-    @property
-    def below_zero(self) -> bool:
-        return self.high < 0
-
-    @property
-    def above_zero(self) -> bool:
-        return self.low > 0
-
-
-def estimate(values: Iterable[float | None]) -> Estimate | None:
-    """Mean and 95 % interval of ``values`` (None when empty)."""
-    xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
-    if not xs:
-        return None
-    mean = statistics.fmean(xs)
-    if len(xs) < 2:
-        return Estimate(mean, mean, mean, len(xs))
-    from scipy.stats import t
-
-    half = float(t.ppf(0.975, len(xs) - 1)) * statistics.stdev(xs) / math.sqrt(len(xs))
-    return Estimate(mean, mean - half, mean + half, len(xs))
-
-
 #: Metrics compared: (results.csv column, how a delta is taken, label, unit).
 #: "points": difference in percentage points; "percent": relative change in per cent.
 COMPARED: tuple[tuple[str, str, str], ...] = (
@@ -641,23 +605,6 @@ class Finding:
     ours: str
     agree: str  # yes | partly | inconclusive | no | n/a (see ``verdict``)
     reason: str
-
-
-def verdict(e: Estimate, paper: float) -> str:
-    """Our per-seed estimate against a change the paper reports (``paper`` != 0):
-
-    ``yes`` — the interval excludes 0 on the paper's side and contains the paper's value;
-    ``partly`` — it excludes 0 on the paper's side but not the paper's value (same direction,
-    another size); ``inconclusive`` — it contains both 0 and the paper's value (too few seeds to
-    tell); ``no`` — it contains 0 but not the paper's value, or excludes 0 on the other side.
-    """
-    same_side = e.above_zero if paper > 0 else e.below_zero
-    has_paper = e.low <= paper <= e.high
-    if same_side:
-        return "yes" if has_paper else "partly"
-    if e.low <= 0 <= e.high and has_paper:
-        return "inconclusive"
-    return "no"
 
 
 def _pct(e: Estimate | None, unit: str = " %") -> str:

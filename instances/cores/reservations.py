@@ -12,7 +12,10 @@ pes``), an SWF trace or dataset turned into requests (``instances/ar_workload.py
 ``requests_from_swf`` with ``seed``, ``af``, ``artime``, ``deadline``), or the paper's generator
 ``ar:jobs=N,seed=S`` (also ``umed``, ``af``, ``artime``, ``deadline``); ``system`` — ``ar``
 (the paper's 1024 PEs) or ``ar:PES`` (default: the trace's header for SWF, else ``ar``);
-``latest_start`` and ``unbounded_end``, the pinned semantics' switches (fit policies only).
+``latest_start`` and ``unbounded_end``, the pinned semantics' switches, and ``reading``, every
+rule the paper leaves open at once as ``key=value,...`` (``simcore/reservations/reading.py``;
+default ``pinned``; it overrides the two switches), all for the fit policies only. The metric-only
+option ``slowdown=deadline`` changes ``ar_slowdown``.
 
 ``jobs.csv``: a row per request in service order; ``nodes`` its PEs, ``placement`` the PEs it
 holds, ``status`` accepted or rejected, then ``ready``, ``duration``, ``deadline`` and ``note``.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +54,8 @@ from schedbench.simcore.core import (
 from schedbench.simcore.errors import PolicyOptionError, UnknownPolicyError
 from schedbench.simcore.reservations.driver import ReservationRun, serve, serve_with_solver
 from schedbench.simcore.reservations.fit import FIT_POLICIES
-from schedbench.simcore.reservations.metrics import AR_METRICS, summary
+from schedbench.simcore.reservations.metrics import AR_METRICS, mean_slowdown, summary
+from schedbench.simcore.reservations.reading import Reading, ReadingError
 from schedbench.simcore.reservations.requests import Request
 from schedbench.simcore.reservations.slots import UNBOUNDED_END, ids_of
 
@@ -125,6 +129,26 @@ def _blocks(ids: list[int]) -> list[tuple[int, int]]:
     return [(int(b[0]), int(b.size)) for b in np.split(a, cut) if b.size]
 
 
+def _reading_key(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise SpecError("reading", "key=value,... or pinned", value)
+    try:
+        return Reading.parse(value).label()
+    except ReadingError as exc:
+        raise SpecError("reading", f"key=value,... or pinned ({exc})", value) from exc
+
+
+def _spec_reading(spec: CoreSpec) -> Reading | None:
+    """The spec's reading when it names one (None: the two switches alone decide)."""
+    text = spec.get("reading", "pinned")
+    if text == "pinned":
+        return None
+    base = Reading(
+        unbounded_end=spec.get("unbounded_end"), latest_start=bool(spec.get("latest_start"))
+    )
+    return replace(base, **Reading.parse(text).changes())
+
+
 class ReservationsCore(SimulationCore):
     name = "reservations"
     summary = (
@@ -154,6 +178,12 @@ class ReservationsCore(SimulationCore):
             UNBOUNDED_END,
             "T_end of an unbounded rectangle = t_dl + this",
             integer("unbounded_end", 0, "an integer >= 0"),
+        ),
+        Key(
+            "reading",
+            "pinned",
+            "every open rule of the paper as key=value,... (simcore/reservations/reading.py)",
+            _reading_key,
         ),
     )
     record_keys = ("latest_start", "unbounded_end")
@@ -220,15 +250,32 @@ class ReservationsCore(SimulationCore):
         return CoreSpec(spec.core, workload, spec.system, spec.options)
 
     def check_policies(self, spec: CoreSpec, policies: Any) -> None:
-        switches = spec.get("latest_start") or spec.get("unbounded_end") != UNBOUNDED_END
+        switches = (
+            spec.get("latest_start")
+            or spec.get("unbounded_end") != UNBOUNDED_END
+            or spec.get("reading", "pinned") != "pinned"
+        )
         if switches and any(name == RESERVE for name, _ in policies):
             raise SpecError(
                 "latest_start",
                 "the fit policies' switches left at their defaults when a solver reserves",
             )
 
+    def identity(self, spec: CoreSpec) -> dict[str, Any]:
+        """As every core's, without ``reading`` at its default: cells stored before the reading
+        became a key keep their content keys."""
+        out = super().identity(spec)
+        if out.get("reading") == "pinned":
+            del out["reading"]
+        return out
+
     def describe(self, spec: CoreSpec) -> str:
-        return "reservations" + (", latest start" if spec.get("latest_start") else "")
+        reading = spec.get("reading", "pinned")
+        return (
+            "reservations"
+            + (", latest start" if spec.get("latest_start") else "")
+            + ("" if reading == "pinned" else f", reading {reading}")
+        )
 
     # -- running -------------------------------------------------------------------------------
     def load(self, spec: CoreSpec) -> Loaded:
@@ -273,6 +320,7 @@ class ReservationsCore(SimulationCore):
                 policy,
                 latest_start=spec.get("latest_start"),
                 unbounded_end=spec.get("unbounded_end"),
+                reading=_spec_reading(spec),
             )
             label = policy
         wall = time.perf_counter() - t0
@@ -281,7 +329,7 @@ class ReservationsCore(SimulationCore):
             label,
             served,
             job_table(served),
-            reservation_metrics(served),
+            reservation_metrics(served, _spec_reading(spec)),
             counters={"faults": served.faults, "invalid": served.invalid},
             config={
                 "workload": loaded.source,
@@ -299,10 +347,13 @@ class ReservationsCore(SimulationCore):
         return run
 
 
-def reservation_metrics(served: ReservationRun) -> dict[str, Any]:
+def reservation_metrics(served: ReservationRun, reading: Reading | None = None) -> dict[str, Any]:
     """The paper's numbers of one stream (``simcore/reservations/metrics.py``), with the
-    decision latencies when a solver answered."""
+    decision latencies when a solver answered; ``reading``'s ``slowdown`` option decides what
+    ``ar_slowdown`` averages."""
     numbers = summary(served)
+    if reading is not None and reading.slowdown != "accepted":
+        numbers["mean_slowdown"] = mean_slowdown(served, reading.slowdown)
     latency = np.array([o.latency_s for o in served.outcomes if math.isfinite(o.latency_s)])
 
     def finite(x: float) -> float | None:

@@ -35,6 +35,7 @@ from schedbench.simcore.errors import InvalidDecisionError
 from schedbench.simcore.kinds.reservation.problem import ReservationProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.reservations.fit import FitPolicy, get_fit_policy
+from schedbench.simcore.reservations.reading import Reading
 from schedbench.simcore.reservations.requests import Request, RequestError, invalid_reason
 from schedbench.simcore.reservations.slots import UNBOUNDED_END, SlotStructure, ids_of, mask_of
 from schedbench.simcore.solver import timed_solve
@@ -144,10 +145,13 @@ def serve(
     *,
     latest_start: bool = False,
     unbounded_end: int = UNBOUNDED_END,
+    reading: Reading | None = None,
 ) -> ReservationRun:
     """Serve ``requests`` on a machine of ``pes`` PEs with a fit policy (module docstring).
     ``latest_start`` and ``unbounded_end`` leave the pinned semantics (``SlotStructure.find``):
-    defaults are the pinned rule."""
+    defaults are the pinned rule. ``reading`` (``reading.py``) sets every open rule at once and
+    overrides them; under ``merge=keep`` a rejected request leaves records at t_r and t_dl."""
+    keep = reading is not None and reading.merge == "keep"
     fit = get_fit_policy(policy) if isinstance(policy, str) else policy
     structure = SlotStructure(pes)
     outcomes: list[Outcome] = []
@@ -163,8 +167,12 @@ def serve(
             fit,
             latest_start=latest_start,
             unbounded_end=unbounded_end,
+            reading=reading,
         )
         if found is None:
+            if keep:
+                structure.split(r.ready)
+                structure.split(r.deadline)
             outcomes.append(Outcome(r, False))
             continue
         try:

@@ -98,7 +98,19 @@ def slowdowns(run: ReservationRun) -> np.ndarray:
     )
 
 
-def mean_slowdown(run: ReservationRun) -> float:
+def mean_slowdown(run: ReservationRun, rejected: str = "accepted") -> float:
+    """The mean slowdown of the accepted jobs (the paper's, Section 6.1); ``rejected="deadline"``
+    (the ``slowdown`` reading, ``reading.py``): over every valid request, a rejected one counted
+    as if it ran at its latest start, (t_dl − t_r) / t_du."""
+    if rejected == "deadline":
+        vals = [
+            o.slowdown
+            if o.accepted and o.slowdown is not None
+            else (o.request.deadline - o.request.ready) / o.request.duration
+            for o in run.outcomes
+            if o.accepted or (o.request.duration > 0 and not o.note)
+        ]
+        return float(np.mean(vals)) if vals else math.nan
     s = slowdowns(run)
     return float(s.mean()) if s.size else math.nan
 

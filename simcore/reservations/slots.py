@@ -45,14 +45,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schedbench.simcore.errors import InvalidDecisionError
+from schedbench.simcore.reservations.reading import UNBOUNDED_END, Reading
 
 if TYPE_CHECKING:
     from schedbench.simcore.reservations.fit import FitPolicy
 
-#: T_end of a rectangle that no later job bounds is t_dl + UNBOUNDED_END: a finite stand-in, so
-#: that every score (Du included) stays a number that compares
-#: (docs/design.md#pinned-semantics-where-a-paper-is-vague).
-UNBOUNDED_END = 10**9
+__all__ = ["UNBOUNDED_END", "Allocation", "Rectangle", "SlotStructure", "ids_of", "mask_of"]
 
 
 def mask_of(pes: Iterable[int]) -> int:
@@ -89,6 +87,11 @@ def lowest(mask: int, n: int) -> int:
         else:
             lo = mid + 1
     return mask & ((1 << lo) - 1)
+
+
+def highest(mask: int, n: int) -> int:
+    """The ``n`` highest-numbered PEs of ``mask`` (which holds at least n), as a bitset."""
+    return mask ^ lowest(mask, mask.bit_count() - n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +290,7 @@ class SlotStructure:
         *,
         latest_start: bool = False,
         unbounded_end: int = UNBOUNDED_END,
+        reading: Reading | None = None,
     ) -> Allocation | None:
         """``findAllocation(t_r, t_du, t_dl, n_pe, policy)`` (Algorithm 3): the start time the
         policy chooses among the feasible candidates and the n_pe lowest-numbered PEs of its F,
@@ -297,9 +301,16 @@ class SlotStructure:
         not fully state: ``latest_start`` adds t_dl − t_du to the candidates (Figure 1 lists
         it), and ``unbounded_end`` is what an unbounded rectangle's T_end adds to t_dl (10^9
         pinned; 0 ends it at the deadline, so that Du and PEDu compare unbounded rectangles
-        with bounded ones on the request's own horizon)."""
+        with bounded ones on the request's own horizon). ``reading`` (``reading.py``), when
+        given, sets every open rule at once and overrides the two switches."""
         if n_pe < 1 or n_pe > self.pes or duration < 1:
             return None
+        if reading is not None and reading.serving() != Reading(
+            unbounded_end=reading.unbounded_end, latest_start=reading.latest_start
+        ):
+            return self._find_read(ready, duration, deadline, n_pe, now, policy, reading)
+        if reading is not None:
+            latest_start, unbounded_end = reading.latest_start, reading.unbounded_end
         starts = self.candidates(ready, duration, deadline, latest_start=latest_start)
         if not starts:
             return None
@@ -338,7 +349,66 @@ class SlotStructure:
             return None
         return Allocation(best_start, lowest(best_free, n_pe))
 
+    def _find_read(
+        self,
+        ready: int,
+        duration: int,
+        deadline: int,
+        n_pe: int,
+        now: int,
+        policy: FitPolicy,
+        reading: Reading,
+    ) -> Allocation | None:
+        """:meth:`find` under a reading other than the pinned rules (``reading.py``): the
+        plain path, every feasible candidate scored (the extent only where the measure needs
+        it), then the policy's pick."""
+        last_end = deadline - 1 if reading.deadline == "exclusive" else deadline
+        pick = highest if reading.pe_ids == "highest" else lowest
+        measure = policy.measure
+        feasible: list[tuple[int, int, int]] = []  # (start, free, n_free)
+        for t in self.candidates(ready, duration, last_end, latest_start=reading.latest_start):
+            free = self.free_over(t, t + duration)
+            n_free = free.bit_count()
+            if n_free < n_pe:
+                continue
+            if measure == "first":
+                return Allocation(t, pick(free, n_pe))
+            feasible.append((t, free, n_free))
+        if not feasible:
+            return None
+        if measure == "pe":
+            scores: list[float] = [float(n) for _t, _f, n in feasible]
+        else:
+            # an unbounded T_end counts from the request's deadline, whatever the last end
+            extents = [
+                self._extent(t, duration, deadline, now, f, reading.unbounded_end)
+                for t, f, _n in feasible
+            ]
+            dus = [e - b for b, e in extents]
+            if measure == "du":
+                scores = [float(d) for d in dus]
+            elif reading.pedu == "sum":
+                du_max = max(dus) or 1
+                scores = [
+                    n / self.pes + d / du_max for (_t, _f, n), d in zip(feasible, dus, strict=True)
+                ]
+            else:
+                scores = [float(n * d) for (_t, _f, n), d in zip(feasible, dus, strict=True)]
+        sign = 1 if policy.best else -1
+        order = range(len(feasible))
+        if reading.tie == "latest":
+            order = range(len(feasible) - 1, -1, -1)
+        # among equal scores the first in ``order`` wins (the earliest or the latest start)
+        best = min(order, key=lambda i: sign * scores[i])
+        return Allocation(feasible[best][0], pick(feasible[best][1], n_pe))
+
     # -- updates ---------------------------------------------------------------------------------
+    def split(self, t: int) -> None:
+        """Leave a record at time ``t`` even if it repeats the one before (a slot time that no
+        change of the busy set makes; the ``merge=keep`` reading, ``reading.py``). It stays
+        until an update at ``t`` cleans it or the past is discarded."""
+        self._boundary(t)
+
     def _boundary(self, t: int) -> int:
         """Index of the record at time ``t``, inserting one (with the busy set in force at t)
         if there is none. The new record may be redundant; callers clean up."""

@@ -150,9 +150,13 @@ def test_a_small_experiment_writes_results_figures_and_agreement(tmp_path, capsy
     ):
         assert (out / name).stat().st_size > 0
     agreement = rows(out / "agreement.csv")
-    assert agreement[0] == ["finding", "paper", "ours", "agree", "reason"]
-    assert {r[3] for r in agreement[1:]} <= {"yes", "no"}
-    assert all(r[4] for r in agreement[1:] if r[3] == "no")  # a reason wherever we differ
+    assert agreement[0] == ["finding", "paper", "ours", "interval", "agree", "reason"]
+    assert {r[4] for r in agreement[1:]} <= {"yes", "no", "inconclusive"}
+    # a reason wherever we differ or cannot tell, and the deciding interval everywhere
+    assert all(r[5] for r in agreement[1:] if r[4] != "yes")
+    assert all("[" in r[3] and "claim" in r[3] for r in agreement[1:])
+    seeds = rows(out / "seeds.csv")
+    assert tuple(seeds[0]) == ar.SEED_COLUMNS and len(seeds) == 1 + 6 * 2 * 7
     assert "FF has the lowest slowdown" in capsys.readouterr().out
 
 
@@ -165,33 +169,25 @@ def test_experiment_options_are_checked(capsys):
         main(["reproduce", "ar", "--flex", "3-3"])
 
 
-def _synthetic_rows(acceptance, slowdown):
-    """results.csv rows of the three experiments from acceptance(policy, experiment, x) and
-    slowdown(policy, experiment, x), with tight intervals."""
+def _synthetic_samples(acceptance, slowdown, seeds=4):
+    """Per-seed samples of the three experiments from acceptance(policy, experiment, x) and
+    slowdown(policy, experiment, x), each seed off by the same small amount for every policy
+    (so paired differences are exact)."""
     grids = {
-        "umed": [(u, 1.0, 3.0, 3.0) for u in (5.0, 6.0, 7.0)],
-        "af": [(7.0, a, 3.0, 3.0) for a in (0.5, 1.0, 1.5)],
-        "flex": [(7.0, 1.0, f, f) for f in (1.0, 2.0, 3.0, 4.0)],
+        "umed": [5.0, 6.0, 7.0],
+        "af": [0.5, 1.0, 1.5],
+        "flex": [(f, f) for f in (1.0, 2.0, 3.0, 4.0)],
     }
-    out = []
-    for exp, settings in grids.items():
-        for k, (umed, af, artime, deadline) in enumerate(settings):
-            for p in ar.PAPER_POLICIES:
-                out.append(
-                    {
-                        "experiment": exp,
-                        "policy": p,
-                        "umed": umed,
-                        "af": af,
-                        "artime": artime,
-                        "deadline": deadline,
-                        "acceptance": acceptance(p, exp, k),
-                        "acceptance_ci95": 0.001,
-                        "slowdown": slowdown(p, exp, k),
-                        "slowdown_ci95": 0.001,
-                    }
-                )
-    return out
+    noise = [0.001 * (k - seeds / 2) for k in range(seeds)]
+    return {
+        (exp, x, p): {
+            "acceptance": [acceptance(p, exp, k) + e for e in noise],
+            "slowdown": [slowdown(p, exp, k) + e for e in noise],
+        }
+        for exp, xs in grids.items()
+        for k, x in enumerate(xs)
+        for p in ar.PAPER_POLICIES
+    }
 
 
 RANK = {"ff": 0, "pe-b": 1, "du-w": 2, "pedu-b": 3, "pedu-w": 4, "du-b": 5, "pe-w": 6}
@@ -210,7 +206,9 @@ def test_agreement_checks_slowdown_pairs_rankings_and_unsteady_policies():
     def slow(p, exp, k):
         return 1.2 + 0.1 * k + 0.1 * {"du-b": 6, "du-w": 1}.get(p, RANK[p])
 
-    found = {f["finding"]: f for f in ar.agreement(_synthetic_rows(acc, slow), ar.PAPER_POLICIES)}
+    found = {
+        f["finding"]: f for f in ar.agreement(_synthetic_samples(acc, slow), ar.PAPER_POLICIES)
+    }
     assert found["PE_W~Du_B and PE_B~Du_W in slowdown too"]["agree"] == "yes"
     assert found["the policies rank alike under UMed and af"]["agree"] == "yes"
     assert found["the other four rise unsteadily with flexibility"]["agree"] == "yes"
@@ -224,7 +222,9 @@ def test_agreement_checks_slowdown_pairs_rankings_and_unsteady_policies():
         sign = -1 if exp == "af" else 1
         return 2.0 + 0.1 * k + sign * 0.2 * RANK[p]
 
-    found = {f["finding"]: f for f in ar.agreement(_synthetic_rows(acc2, slow2), ar.PAPER_POLICIES)}
+    found = {
+        f["finding"]: f for f in ar.agreement(_synthetic_samples(acc2, slow2), ar.PAPER_POLICIES)
+    }
     for name in (
         "PE_W~Du_B and PE_B~Du_W in slowdown too",
         "the policies rank alike under UMed and af",
@@ -235,3 +235,25 @@ def test_agreement_checks_slowdown_pairs_rankings_and_unsteady_policies():
         "acceptance -1.00, slowdown -1.00"
         in found["the policies rank alike under UMed and af"]["ours"]
     )
+
+
+def test_a_finding_whose_interval_straddles_its_bound_is_inconclusive():
+    # PE_W above Du_B by 0.001-0.003 on three seeds, by -0.002 on the fourth: the lead's
+    # interval at {4,4} contains 0, so "PE_W's lead grows" can be neither confirmed nor refuted
+    def acc(p, exp, k):
+        return 0.5 + 0.01 * RANK[p] + (0.05 * k if exp == "flex" else -0.05 * k)
+
+    samples = _synthetic_samples(acc, lambda p, exp, k: 1.2 + 0.1 * k + 0.1 * RANK[p])
+    for k, x in enumerate([(1.0, 1.0), (4.0, 4.0)]):
+        samples[("flex", x, "du-b")]["acceptance"] = [
+            v + d
+            for v, d in zip(
+                samples[("flex", x, "pe-w")]["acceptance"],
+                [0.0, 0.0, 0.0, 0.0] if k == 0 else [-0.001, -0.003, -0.002, 0.002],
+                strict=True,
+            )
+        ]
+    found = {f["finding"]: f for f in ar.agreement(samples, ar.PAPER_POLICIES)}
+    lead = found["PE_W's lead over Du_B grows with flexibility"]
+    assert lead["agree"] == "inconclusive"
+    assert "more seeds" in lead["reason"] and "claim > +0" in lead["interval"]

@@ -36,6 +36,7 @@ from schedbench.simcore.errors import InvalidDecisionError, ProblemError
 from schedbench.simcore.kinds import scalar
 from schedbench.simcore.problem import Status, TracePoint
 from schedbench.simcore.reservations.fit import FitPolicy, get_fit_policy
+from schedbench.simcore.reservations.reading import Reading
 from schedbench.simcore.reservations.slots import (
     Allocation,
     Rectangle,
@@ -182,11 +183,18 @@ class ReservationProblem:
             )
         )
 
-    def fit(self, policy: FitPolicy | str) -> Allocation | None:
-        """The allocation a fit policy (``ff``, ``pe-b``, ...) chooses, or None."""
+    def fit(self, policy: FitPolicy | str, reading: Reading | None = None) -> Allocation | None:
+        """The allocation a fit policy (``ff``, ``pe-b``, ...) chooses, or None; ``reading``
+        (``simcore/reservations/reading.py``): the open rules, pinned when None."""
         fit = get_fit_policy(policy) if isinstance(policy, str) else policy
         return self._slots.find(
-            self.earliest_start, self.duration, self.deadline, self.n_pe, self.now, fit
+            self.earliest_start,
+            self.duration,
+            self.deadline,
+            self.n_pe,
+            self.now,
+            fit,
+            reading=reading,
         )
 
     # -- answers ---------------------------------------------------------------------------------
