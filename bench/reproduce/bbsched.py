@@ -43,7 +43,13 @@ Outputs (``--out DIR``)
   run of S4;
 * ``runs.csv`` — per run: passes with a choice, starvation-blocked passes, starved heads, the
   share of jobs EASY started, the load knob's arrival factor and burst-buffer scale, wall time;
-* ``agreement.csv`` — ``finding, paper, ours, agree, reason``;
+* ``agreement.csv`` — ``finding, paper, ours, agree, reason`` (ours against the paper, with
+  our controls);
+* ``three_way.csv`` — every finding of the paper judged three ways: the paper's value, the
+  authors' code (the ``cqsim`` profile on the same workloads and load) and ours, each with its
+  95 % interval and verdict (``bench/reproduce/bbsched_three.py``); printed at the end;
+* ``cqsim/`` — the authors' code's runs (``results.csv``, ``breakdowns.csv``, ``runs.csv``):
+  CQSim's ``-u F`` and ``-u M -x 10`` on every workload of the run;
 * ``fig6_node_usage.png`` … ``fig12_slowdown.png`` and ``table3_windows.png``;
 * ``run.json`` — the configuration, the operating point, the calibration seeds, timings, the
   machine, and the warnings of the runs (fewer than half the passes with a choice reaching the

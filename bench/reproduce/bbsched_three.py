@@ -632,8 +632,7 @@ def _wait_rows(t: _Table) -> None:
     for machine, cut in (("theta", 41.0), ("cori", 33.44)):
         sc = f"{machine}-S4"
         t.add(
-            f"BBSched cuts mean wait against the baseline on {_MACHINES[machine]}-S4 "
-            "(Figure 8)",
+            f"BBSched cuts mean wait against the baseline on {_MACHINES[machine]}-S4 (Figure 8)",
             f"-{cut:g} %",
             f"change: -{cut:g} %",
             _change(sc, "bbsched", "mean_wait_s", "percent", -cut),
