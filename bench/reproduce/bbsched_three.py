@@ -65,7 +65,10 @@ THREE_WAY_COLUMNS = (
     "reason",
 )
 
-_OTHER_METHODS = "the authors' code has only the baseline (-u F) and BBSched's window (-u M)"
+_OTHER_METHODS = (
+    "only the baseline and BBSched: the authors' code has the baseline (-u F) and BBSched's "
+    "window (-u M) and none of the other methods"
+)
 _BIG_WINDOW = (
     "window {w} > 10: above 10 fitting jobs CQSim switches to a random GA, which the cqsim "
     "profile does not reproduce"
@@ -247,7 +250,9 @@ class _Table:
         reason: str = "",
     ) -> None:
         if code_blocked is not None:
-            code = Cell(f"not runnable in the authors' code: {code_blocked}", NOT_RUNNABLE)
+            # the value names the reason, the text after its first colon explains it
+            short, _, _ = code_blocked.partition(":")
+            code = Cell(f"not runnable in the authors' code: {short}", NOT_RUNNABLE, code_blocked)
         elif self.code is None:
             code = Cell(NOT_MEASURED, NOT_MEASURED, "run without the cqsim profile's runs")
         else:
@@ -517,7 +522,7 @@ def _node_rows(t: _Table) -> None:
         "<= +3.72 % (relative)",
         "band: the largest gain at most +3.72 %",
         binpack,
-        code_blocked=_OTHER_METHODS + " (CQSim's -u B bin packing is not in the profile)",
+        code_blocked=_OTHER_METHODS + " (CQSim's -u B bin packing is not in the cqsim profile)",
     )
 
 
@@ -986,8 +991,8 @@ def _overall_rows(t: _Table) -> None:
         lambda side: Cell(
             NOT_MEASURED, NOT_MEASURED, "the paper does not define 'overall performance'"
         ),
-        code_blocked="the paper does not define the metric, and the authors' code has only "
-        "the baseline and BBSched",
+        code_blocked="the metric is undefined: the paper does not say which, and the authors' "
+        "code has only the baseline and BBSched",
     )
     t.add(
         "With local SSDs, BBSched is best overall on all workloads (§5, Figure 14)",
@@ -996,7 +1001,7 @@ def _overall_rows(t: _Table) -> None:
         lambda side: Cell(
             NOT_MEASURED, NOT_MEASURED, "the reproduction runs S1-S4 without local SSD"
         ),
-        code_blocked="the cqsim profile refuses local SSD (CQSim's BBSched branch has none)",
+        code_blocked="no local SSD: the cqsim profile refuses it (CQSim's BBSched branch has none)",
     )
 
 
