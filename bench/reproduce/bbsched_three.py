@@ -403,11 +403,9 @@ def _beats_all(side: Side, key: str, how: str, sign: int, scenarios: Sequence[st
         best = _best_other(side, sc, key, lowest=sign < 0)
         if best is None:
             continue
-        e = side.delta(sc, "bbsched", key, how, base=best)
+        e = side.delta(sc, "bbsched", key, how, base=best)  # points or per cent already
         if e is None:
             continue
-        e = _scale(e, 100) if how == "points" else e
-        assert e is not None
         judged.append(judge_direction(e, sign))
         unit = " points" if how == "points" else " %"
         parts.append(f"{sc}: {e.text('{:+.1f}', unit)} vs {best}")

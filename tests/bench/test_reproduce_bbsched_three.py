@@ -247,6 +247,15 @@ def test_the_data_decides_the_verdicts(rows):
     assert flipped.code.verdict == "agree"
 
 
+def test_usage_differences_are_in_points(rows):
+    by = {r.finding: r for r in rows}
+    best = next(r for r in rows if r.finding.startswith("BBSched has the best node usage"))
+    # BBSched 72 % against constrained-cpu's 66 % (the best other) on both S4
+    assert best.ours.value.startswith("theta-S4: +6.0 points") and best.ours.verdict == "agree"
+    bound = by["S4 is burst-buffer bound: the baseline's BB usage exceeds its node usage (Theta)"]
+    assert bound.ours.value.startswith("+20.0 points")
+
+
 def test_a_cell_the_authors_code_cannot_run_says_why(rows):
     by = {r.finding: r for r in rows}
     w20 = by["Table 3: BBSched CPU usage, Theta-S4, w = 20"]
