@@ -43,7 +43,13 @@ Outputs (``--out DIR``)
   run of S4;
 * ``runs.csv`` — per run: passes with a choice, starvation-blocked passes, starved heads, the
   share of jobs EASY started, the load knob's arrival factor and burst-buffer scale, wall time;
-* ``agreement.csv`` — ``finding, paper, ours, agree, reason``;
+* ``agreement.csv`` — ``finding, paper, ours, agree, reason`` (ours against the paper, with
+  our controls);
+* ``three_way.csv`` — every finding of the paper judged three ways: the paper's value, the
+  authors' code (the ``cqsim`` profile on the same workloads and load) and ours, each with its
+  95 % interval and verdict (``bench/reproduce/bbsched_three.py``); printed at the end;
+* ``cqsim/`` — the authors' code's runs (``results.csv``, ``breakdowns.csv``, ``runs.csv``):
+  CQSim's ``-u F`` and ``-u M -x 10`` on every workload of the run;
 * ``fig6_node_usage.png`` … ``fig12_slowdown.png`` and ``table3_windows.png``;
 * ``run.json`` — the configuration, the operating point, the calibration seeds, timings, the
   machine, and the warnings of the runs (fewer than half the passes with a choice reaching the
@@ -1514,39 +1520,31 @@ def run(args: argparse.Namespace) -> int:
     ensure_dir(out)
     t0 = time.perf_counter()
     warnings: list[str] = []
+    code: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None = None
     if args.from_results:
-        rows = read_results(out / "results.csv")
-        breakdown_rows = _read_breakdowns(out / "breakdowns.csv")
-        extras = _read_runs(out / "runs.csv") if (out / "runs.csv").exists() else []
+        rows, breakdown_rows, extras = _read_run_files(out)
         seeds = sorted({int(r["seed"]) for r in rows})
+        if (out / CODE_DIR / "results.csv").exists():
+            code_rows, code_breakdowns, _ = _read_run_files(out / CODE_DIR)
+            code = (code_rows, code_breakdowns)
     else:
         tasks = plan(args.quick, seeds, args.jobs, args.profile)
+        # the default run also runs the authors' code (the cqsim profile) on the same workloads
+        # and load, for the three-way table's middle column
+        code_tasks = plan(args.quick, seeds, args.jobs, "cqsim") if args.profile == "paper" else []
         print(
-            f"reproduce bbsched: {len(tasks)} simulations ({len(seeds)} seeds, {args.jobs} jobs "
-            f"each, {args.workers} workers); operating point {OPERATING_POINT}",
+            f"reproduce bbsched: {len(tasks) + len(code_tasks)} simulations ({len(seeds)} seeds, "
+            f"{args.jobs} jobs each, {args.workers} workers; {len(code_tasks)} of them under the "
+            f"cqsim profile); operating point {OPERATING_POINT}",
             file=sys.stderr,
         )
-        results = execute(tasks, args.workers, show_progress=not args.no_progress)
-        rows = [r["row"] for r in results]
-        breakdown_rows = [b for r in results for b in r["breakdowns"]]
-        extras = [
-            {
-                "scenario": r["row"]["scenario"],
-                "method": r["row"]["method"],
-                "window": r["row"]["window"],
-                "seed": r["row"]["seed"],
-                **r["extra"],
-            }
-            for r in results
-        ]
-        warnings = [r["warning"] for r in results if r["warning"]]
-        write_csv(out / "runs.csv", RUN_COLUMNS, extras)
-        write_csv(out / "results.csv", RESULT_COLUMNS, rows)
-        write_csv(
-            out / "breakdowns.csv",
-            ("scenario", "method", "window", "seed", "by", "bin", "jobs", "wait_mean_s"),
-            breakdown_rows,
-        )
+        results = execute([*tasks, *code_tasks], args.workers, show_progress=not args.no_progress)
+        rows, breakdown_rows, extras, warnings = _write_run_files(out, results[: len(tasks)])
+        if code_tasks:
+            code_rows, code_breakdowns, _, _ = _write_run_files(
+                out / CODE_DIR, results[len(tasks) :]
+            )
+            code = (code_rows, code_breakdowns)
     simulate_s = time.perf_counter() - t0
     res = Results(rows)
     write_csv(out / "deltas.csv", DELTA_COLUMNS, delta_rows(res))
@@ -1578,7 +1576,11 @@ def run(args: argparse.Namespace) -> int:
             "commit": _stamp(),
         }
         atomic_write_text(out / "run.json", json.dumps(meta, indent=2))
-    _print_agreement(found)
+    rows3 = _three_way(res, breakdown_rows, code, seeds, out)
+    _print_agreement_counts(found)
+    from schedbench.bench.reproduce.bbsched_three import print_table
+
+    print_table(rows3)
     if warnings:
         print(
             f"{len(warnings)} run(s) with fewer than half the passes with a choice reaching the "
@@ -1587,9 +1589,72 @@ def run(args: argparse.Namespace) -> int:
         )
     print(
         f"written: {out}/results.csv, deltas.csv, breakdowns.csv, runs.csv, agreement.csv, "
-        f"{len(figures)} figures; {wall:.0f} s",
+        f"three_way.csv, {CODE_DIR}/ (the authors' code's runs), {len(figures)} figures; "
+        f"{wall:.0f} s",
     )
     return 0
+
+
+#: Where the default run files the cqsim profile's runs (results.csv, breakdowns.csv, runs.csv).
+CODE_DIR = "cqsim"
+
+
+def _write_run_files(
+    out: Path, results: Sequence[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """results.csv, breakdowns.csv and runs.csv of ``results`` in ``out``; their rows and the
+    runs' warnings."""
+    ensure_dir(out)
+    rows = [r["row"] for r in results]
+    breakdown_rows = [b for r in results for b in r["breakdowns"]]
+    extras = [
+        {
+            "scenario": r["row"]["scenario"],
+            "method": r["row"]["method"],
+            "window": r["row"]["window"],
+            "seed": r["row"]["seed"],
+            **r["extra"],
+        }
+        for r in results
+    ]
+    write_csv(out / "runs.csv", RUN_COLUMNS, extras)
+    write_csv(out / "results.csv", RESULT_COLUMNS, rows)
+    write_csv(
+        out / "breakdowns.csv",
+        ("scenario", "method", "window", "seed", "by", "bin", "jobs", "wait_mean_s"),
+        breakdown_rows,
+    )
+    return rows, breakdown_rows, extras, [r["warning"] for r in results if r["warning"]]
+
+
+def _read_run_files(
+    out: Path,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    rows = read_results(out / "results.csv")
+    breakdown_rows = _read_breakdowns(out / "breakdowns.csv")
+    extras = _read_runs(out / "runs.csv") if (out / "runs.csv").exists() else []
+    return rows, breakdown_rows, extras
+
+
+def _three_way(
+    res: Results,
+    breakdown_rows: Sequence[dict[str, Any]],
+    code: tuple[list[dict[str, Any]], list[dict[str, Any]]] | None,
+    seeds: Sequence[int],
+    out: Path,
+) -> list[Any]:
+    """The three-way table (``bench/reproduce/bbsched_three.py``), written to three_way.csv."""
+    from schedbench.bench.reproduce import bbsched_three as three
+
+    ours = three.Side(res, breakdown_rows, 20)
+    theirs = (
+        None
+        if code is None
+        else three.Side(Results(code[0]), code[1], three.CODE_WINDOW, code=True)
+    )
+    rows = three.three_way_rows(ours, theirs, seeds)
+    write_csv(out / "three_way.csv", three.THREE_WAY_COLUMNS, (r.csv() for r in rows))
+    return rows
 
 
 #: runs.csv: what each run did beyond results.csv (policy counters, the load knob's factors).
@@ -1631,22 +1696,11 @@ def _read_breakdowns(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _print_agreement(found: Sequence[Finding]) -> None:
-    from tabulate import tabulate
-
-    table = [(f.finding, f.paper, f.ours, f.agree) for f in found]
-    print(
-        tabulate(
-            table,
-            headers=("finding", "paper", "ours (95 % CI)", "agree"),
-            tablefmt="simple",
-            maxcolwidths=[46, 22, 46, 6],
-        )
-    )
+def _print_agreement_counts(found: Sequence[Finding]) -> None:
     kinds = ("yes", "partly", "inconclusive", "no", "n/a")
     counts = {k: sum(1 for f in found if f.agree == k) for k in kinds}
     print(
-        f"agree: {counts['yes']} yes, {counts['partly']} partly, {counts['inconclusive']} "
-        f"inconclusive, {counts['no']} no, {counts['n/a']} not in the paper; the reasons are in "
-        "agreement.csv"
+        f"agreement.csv (ours against the paper, with the controls): {counts['yes']} yes, "
+        f"{counts['partly']} partly, {counts['inconclusive']} inconclusive, {counts['no']} no, "
+        f"{counts['n/a']} not in the paper"
     )

@@ -67,7 +67,7 @@ def test_plan_quick_and_full():
     assert not set(range(10)) & set(repro.CALIBRATION_SEEDS)  # defaults are fresh seeds
 
 
-def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
+def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(repro, "MACHINES", {"theta": repro.MACHINES["theta"]})
     keep = ("naive", "window-naive", "bbsched", "bbsched-legacy")
     monkeypatch.setattr(repro, "METHODS", tuple(m for m in repro.METHODS if m.name in keep))
@@ -112,8 +112,30 @@ def test_a_tiny_run_writes_every_file(tmp_path, monkeypatch):
     for name in ("fig6_node_usage.png", "fig9_wait_by_size.png", "table3_windows.png"):
         assert (out / name).stat().st_size > 1000
     assert (out / "run.json").exists() and (out / "deltas.csv").exists()
+    # the authors' code on the same workloads: CQSim's -u F and -u M -x 10, filed apart
+    with (out / "cqsim" / "results.csv").open() as fh:
+        code = list(csv.DictReader(fh))
+    assert (
+        sorted((r["method"], r["window"]) for r in code)
+        == [("bbsched", "10")] * 2 + [("naive", "20")] * 2
+    )
+    with (out / "three_way.csv").open() as fh:
+        three = list(csv.DictReader(fh))
+    printed = capsys.readouterr().out
+    assert "authors' code (cqsim profile)" in printed and "ours (paper's text)" in printed
+    assert len(three) > 50 and "not runnable in the authors' code" in printed
+    wait = next(
+        r
+        for r in three
+        if r["finding"].startswith("BBSched cuts mean wait") and "Theta" in r["finding"]
+    )
+    assert wait["authors_code_verdict"] in ("agree", "disagree", "inconclusive")
     # the tables and figures again, from the files alone
     assert main(["reproduce", "bbsched", "--from-results", "--out", str(out)]) == 0
+    with (out / "three_way.csv").open() as fh:
+        assert [
+            (r["finding"], r["authors_code_verdict"], r["ours_verdict"]) for r in csv.DictReader(fh)
+        ] == [(r["finding"], r["authors_code_verdict"], r["ours_verdict"]) for r in three]
     with (out / "agreement.csv").open() as fh:
         again = list(csv.DictReader(fh))
     # the same findings and verdicts (results.csv keeps 6 significant digits; runs.csv carries
