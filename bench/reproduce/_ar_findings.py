@@ -44,6 +44,15 @@ from schedbench.bench.reproduce._intervals import (
 )
 from schedbench.simcore.reservations.fit import PAPER_POLICIES, get_fit_policy
 
+
+def axis_position(experiment: str, setting: Any) -> Any:
+    """A setting's position on its experiment's axis (flexibility: the pair (AR time,
+    deadline); utilisation: the median; otherwise the arrival factor)."""
+    if experiment == "flex":
+        return (setting.artime, setting.deadline)
+    return setting.umed if experiment == "umed" else setting.af
+
+
 Samples = dict[tuple[str, Any, str], dict[str, list[float]]]
 
 ACC_MARGIN = 0.01

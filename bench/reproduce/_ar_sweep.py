@@ -37,7 +37,7 @@ from typing import Any
 
 from schedbench.bench._io import atomic_write
 from schedbench.bench.progress import progress
-from schedbench.bench.reproduce._ar_findings import Samples, findings
+from schedbench.bench.reproduce._ar_findings import Samples, axis_position, findings
 from schedbench.bench.reproduce._intervals import INCONCLUSIVE, NO, YES
 from schedbench.instances.ar_workload import PAPER_PES, generate_ar_requests
 from schedbench.simcore.reservations.driver import serve
@@ -153,8 +153,6 @@ def _samples(
     slowdown: str,
     policies: Sequence[str],
 ) -> Samples:
-    from schedbench.bench.reproduce.ar import _x
-
     by_setting: dict[Any, list[dict[str, Any]]] = {}
     for item in done:
         by_setting.setdefault(item["setting"], []).append(item)
@@ -164,7 +162,7 @@ def _samples(
             items = sorted(by_setting[s], key=lambda i: i["seed"])
             for p in policies:
                 vals = [i["by_reading"][served_label][p] for i in items]
-                out[(name, _x(name, s), p)] = {
+                out[(name, axis_position(name, s), p)] = {
                     "acceptance": [v["acceptance"] for v in vals],
                     "slowdown": [v[f"slowdown_{slowdown}"] for v in vals],
                 }

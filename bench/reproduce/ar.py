@@ -54,7 +54,12 @@ from typing import Any
 from schedbench.bench._io import atomic_write, save_figure
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
-from schedbench.bench.reproduce._ar_findings import Samples, findings, summary_counts
+from schedbench.bench.reproduce._ar_findings import (
+    Samples,
+    axis_position,
+    findings,
+    summary_counts,
+)
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -893,13 +898,6 @@ SEED_COLUMNS = (
 )
 
 
-def _x(experiment: str, s: Setting) -> Any:
-    """A setting's position on its experiment's axis."""
-    if experiment == "flex":
-        return (s.artime, s.deadline)
-    return s.umed if experiment == "umed" else s.af
-
-
 def samples_of(
     experiments: dict[str, list[Setting]],
     by_setting: dict[Setting, list[dict[str, Any]]],
@@ -912,7 +910,7 @@ def samples_of(
         for s in grid:
             items = sorted(by_setting[s], key=lambda i: i["seed"])
             for p in policies:
-                out[(name, _x(name, s), p)] = {
+                out[(name, axis_position(name, s), p)] = {
                     m: [float(i["policies"][p][m]) for i in items]
                     for m in ("acceptance", "slowdown")
                 }

@@ -32,18 +32,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schedbench.bench.reproduce.bbsched import (
+from schedbench.bench.reproduce._bbsched_setup import (
     BASELINE,
     CALIBRATION_SEEDS,
     PAPER_EIGHT,
     TABLE3,
     WINDOWS,
-    Estimate,
     Results,
-    estimate,
     kiviat_area,
-    verdict,
 )
+from schedbench.bench.reproduce._intervals import Estimate, estimate, verdict
 
 #: The paper's two machines (every finding is a row even when a run has only one of them).
 _MACHINES = {"theta": "Theta", "cori": "Cori"}
