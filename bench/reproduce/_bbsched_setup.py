@@ -1,7 +1,7 @@
 """BBSched's experiment as data: the machines, the methods, Table 3, the windows, and the
-results of a run indexed for the findings (``Results``). Shared by the reproduction
-(``bench/reproduce/bbsched.py``) and its three-way table (``bench/reproduce/bbsched_three.py``),
-which both read it and neither of which the other needs to import for it."""
+results of a run indexed for the findings (``Results``). Its own module so that the
+reproduction (``bench/reproduce/bbsched.py``) and its three-way table
+(``bench/reproduce/bbsched_three.py``) both read it without importing each other."""
 
 from __future__ import annotations
 
