@@ -30,15 +30,14 @@ import csv
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from schedbench.bench._io import atomic_write
-from schedbench.bench.progress import progress
 from schedbench.bench.reproduce._ar_findings import Samples, axis_position, findings
 from schedbench.bench.reproduce._intervals import INCONCLUSIVE, NO, YES
+from schedbench.bench.reproduce._pool import map_ordered
 from schedbench.instances.ar_workload import PAPER_PES, generate_ar_requests
 from schedbench.simcore.reservations.driver import serve
 from schedbench.simcore.reservations.fit import get_fit_policy
@@ -132,18 +131,7 @@ def run_sweep_task(task: SweepTask) -> dict[str, Any]:
 
 
 def _run(tasks: Sequence[SweepTask], workers: int, no_progress: bool) -> list[dict[str, Any]]:
-    done: list[dict[str, Any]] = []
-    with progress(len(tasks), "ar sweep", "stream", disable=no_progress) as bar:
-        if workers > 1 and len(tasks) > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for item in pool.map(run_sweep_task, tasks):
-                    done.append(item)
-                    bar.update()
-        else:
-            for t in tasks:
-                done.append(run_sweep_task(t))
-                bar.update()
-    return done
+    return map_ordered(run_sweep_task, tasks, workers, "ar sweep", no_progress)
 
 
 def _samples(

@@ -46,13 +46,11 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from schedbench.bench._io import atomic_write, save_figure
-from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
 from schedbench.bench.reproduce._ar_findings import (
     Samples,
@@ -60,6 +58,7 @@ from schedbench.bench.reproduce._ar_findings import (
     findings,
     summary_counts,
 )
+from schedbench.bench.reproduce._pool import map_ordered
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -531,18 +530,7 @@ def run_tasks(
     tasks: Sequence[Task], workers: int, no_progress: bool = True
 ) -> list[dict[str, Any]]:
     """``run_task`` of every task, in order, on ``workers`` processes."""
-    done: list[dict[str, Any]] = []
-    with progress(len(tasks), "ar", "stream", disable=no_progress) as bar:
-        if workers > 1 and len(tasks) > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for item in pool.map(run_task, tasks):  # in order, so results stay aligned
-                    done.append(item)
-                    bar.update()
-        else:
-            for t in tasks:
-                done.append(run_task(t))
-                bar.update()
-    return done
+    return map_ordered(run_task, tasks, workers, "ar", no_progress)
 
 
 def make_tasks(
