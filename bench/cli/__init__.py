@@ -27,61 +27,71 @@ Every command takes ``-v/--verbose``: what solver libraries print is shown on st
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
-from schedbench.bench.cli import (
-    check_solver,
-    compare,
-    data,
-    plot,
-    report,
-    reproduce,
-    run,
-    simulate,
-    solve,
-    solvers,
-    table,
-    warm,
-)
 from schedbench.bench.cli._common import plain_help
 from schedbench.simcore import fdcapture
 from schedbench.simcore.errors import SchedbenchError
 
-#: The sub-command modules, in the order ``schedbench --help`` lists them.
-MODULES = (
-    solvers,
-    solve,
-    table,
-    simulate,
-    plot,
-    run,
-    report,
-    compare,
-    reproduce,
-    data,
-    check_solver,
-    warm,
-)
+#: Sub-command name -> the module of this package that defines it, in the order
+#: ``schedbench --help`` lists them. A command imports only its own module (and what that
+#: module needs): ``schedbench solve`` does not pay for the report's matplotlib, the reproductions
+#: or Dask, which is most of a fresh process's start-up (bench/benchmarks/cold_start.py).
+#: ``tests/bench/test_cli.py`` checks the table against every module's ``COMMANDS``.
+COMMAND_MODULES: dict[str, str] = {
+    "solvers": "solvers",
+    "kinds": "solvers",
+    "policies": "solvers",
+    "metrics": "solvers",
+    "solve": "solve",
+    "table": "table",
+    "simulate": "simulate",
+    "plot": "plot",
+    "run": "run",
+    "report": "report",
+    "compare": "compare",
+    "reproduce": "reproduce",
+    "data": "data",
+    "check-solver": "check_solver",
+    "warm": "warm",
+}
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def modules(commands: Sequence[str] | None = None) -> list[ModuleType]:
+    """The sub-command modules defining ``commands`` (default: all), each once, in help order."""
+    wanted = COMMAND_MODULES if commands is None else commands
+    names = dict.fromkeys(COMMAND_MODULES[c] for c in wanted)
+    return [_module(name) for name in names]
+
+
+def command(name: str) -> Callable[[argparse.Namespace], int]:
+    """The function that runs sub-command ``name``."""
+    fn: Callable[[argparse.Namespace], int] = _module(COMMAND_MODULES[name]).COMMANDS[name]
+    return fn
+
 
 #: Exit status when the reader of our stdout went away (``schedbench report | head``): what a
 #: shell reports for a program ended by SIGPIPE (128 + 13), without a traceback.
 EXIT_BROKEN_PIPE = 141
 
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    name: fn for module in MODULES for name, fn in module.COMMANDS.items()
-}
 
-
-def parser() -> argparse.ArgumentParser:
+def parser(commands: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser, with the sub-commands ``commands`` (default: all of them)."""
     p = argparse.ArgumentParser(
         prog="schedbench",
         description="Compare solver backends for multi-resource HPC batch scheduling decisions.",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in MODULES:
+    for module in modules(commands):
         module.add_parser(sub)
     for command in sub.choices.values():
         command.add_argument(
@@ -94,15 +104,24 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names, when its first word is one (else the full parser parses,
+    so that ``--help`` and a misspelt command list every sub-command)."""
+    first = argv[0] if argv else None
+    return first if first in COMMAND_MODULES else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    named = _named_command(words)
+    args = parser(None if named is None else [named]).parse_args(words)
     if getattr(args, "verbose", False):
         # Solver output is captured around every solve (simcore/fdcapture.py); --verbose shows
         # it on stderr, here and in worker processes (they read the variable when they start).
         os.environ[fdcapture.VERBOSE_ENV] = "1"
         fdcapture.show_solver_output()
     try:
-        return COMMANDS[args.command](args)
+        return command(args.command)(args)
     except SchedbenchError as exc:
         # exit code 1 is a solver's fault: the line says so, so that the user does not look
         # for a mistake in their own input

@@ -262,3 +262,32 @@ def test_a_policy_option_check_is_one_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         "schedbench: error: policy 'my_policy:Careful': margin: expected an integer >= 0, got -1"
     ]
+
+
+def test_every_command_is_in_the_lazy_table():
+    """``COMMAND_MODULES`` (what ``main`` imports for a command) names exactly the commands the
+    modules define, each in the module that defines it."""
+    from schedbench.bench import cli
+
+    defined = {name: m.__name__.rsplit(".", 1)[1] for m in cli.modules() for name in m.COMMANDS}
+    assert defined == cli.COMMAND_MODULES
+
+
+def test_a_command_imports_only_what_it_needs():
+    """``schedbench solve`` and ``solvers`` do not load the report, reproductions or Dask:
+    a fresh process's start-up is the cold start users wait for."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from schedbench.bench.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['solve', {str(TABLE1)!r}, '--solver', 'naive', '--no-isolate'])\n"
+        "    main(['solvers'])\n"
+        "heavy = ('matplotlib', 'distributed', 'schedbench.bench.reproduce',\n"
+        "         'schedbench.bench.report.html', 'schedbench.bench.cli.run')\n"
+        "print(sorted(m for m in sys.modules if any(m == h or m.startswith(h + '.')\n"
+        "                                          for h in heavy)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True
+    ).stdout
+    assert out.strip() == "[]", out
