@@ -308,7 +308,8 @@ def test_the_project_s_own_solvers_stay_in_process_by_default(tmp_path):
 def test_the_simulate_command_isolates_a_plug_in(short_deadlines, tmp_path, capsys):
     out = tmp_path / "run"
     args = ["simulate", "--workload", WORKLOAD, "--system", "theta", "--policy", "window"]
-    code = main([*args, "--solver", f"{PLUGINS}:Segfault", "--budget", "0.5", "--out", str(out)])
+    args += ["--solver", f"{PLUGINS}:Segfault", "--budget", "0.5", "--on-invalid", "fallback"]
+    code = main([*args, "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     first = json.loads((out / "decisions.jsonl").read_text().splitlines()[0])
     assert first["status"] == "error"
