@@ -2,6 +2,14 @@
 measured without the runner in the same process, and for the hard deadline of ``schedbench
 solve`` and ``simulate --isolate`` (docs/design.md#trust-boundaries-and-bounded-work).
 
+Who goes where when a command is told neither ``--isolate`` nor ``--no-isolate``
+(:func:`contained_solver`, :func:`isolates_by_default`): untrusted code — a ``module:Class``
+plug-in, a third-party entry point — in an isolated child, one for all the calls of a run (a
+"solver server"); the project's own solvers (:func:`trusted`) in the caller under the soft
+deadline of :class:`SoftDeadlineSolver`, because a child costs a few milliseconds a decision
+(docs/figures.md#isolation, ``bench/benchmarks/isolation_cost.py``), several times a built-in's
+own latency on a small window, and because their runs' schedules must not change.
+
 :class:`IsolatedSolver` is a solver that answers through such a child. The child builds and
 warms up the solver once, then answers one problem after another (a simulation asks it many
 times); it is replaced only when it had to be killed. Each call:
