@@ -316,6 +316,13 @@ def test_the_simulate_command_isolates_a_plug_in(short_deadlines, tmp_path, caps
     assert "SIGSEGV" in " ".join([first.get("fault") or "", *first.get("notes", [])])
 
 
+def test_the_table_command_isolates_a_plug_in(short_deadlines, capsys):
+    code = main(["table", str(PROBLEM), "--solver", f"{PLUGINS}:Segfault", "--solver", "naive"])
+    out = capsys.readouterr().out
+    assert code == 1  # a row in error: the solver's fault
+    assert "SIGSEGV" in out and "naive" in out  # the crash was one row's, not the command's
+
+
 # ------------------------------------------------------------------------ reference solves
 #: A reference is named without parameters: the plug-ins that need a pid file are left out
 #: (their containment is the same isolated child's, tested above).
