@@ -49,7 +49,8 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
     "fork": ("Forker", "timeout", "deadline +"),
     "detached-fork": ("Detacher", "timeout", "deadline +"),
 }
-#: What a soft, in-process deadline cannot contain: a crash or an exit ends the process, no
+#: What a soft, in-process deadline (``simulate --no-isolate``; the project's own solvers by
+#: default) cannot contain: a crash or an exit ends the process, no
 #: memory cap applies in it, a solver's KeyboardInterrupt cannot be told from Ctrl-C, and the
 #: processes a solver starts are not in a group of their own.
 NOT_SOFT = {"exit-0", "segfault", "huge-allocation", "keyboard-interrupt", "fork", "detached-fork"}
