@@ -103,28 +103,18 @@ def _contained(
     solver: str,
     params: Mapping[str, Any] | None,
     *,
-    isolate: bool,
+    isolate: bool | None,
     memory_limit: str | None = None,
     built: Any = None,
 ) -> Any:
     """``solver`` with ``params`` as a contained solver: in a child process with a hard
-    deadline and a memory cap (``isolate``), or in this process, warm, under a soft deadline
-    (docs/design.md#trust-boundaries-and-bounded-work)."""
-    from schedbench.bench.run.isolate import IsolatedSolver, SoftDeadlineSolver
-    from schedbench.bench.run.supervisor import memory_limit as parse_memory
-    from schedbench.bench.suite.schema import SolverSpec
-    from schedbench.simcore.solver import warm_up
-    from schedbench.solvers.registry import make_solver, solver_kinds
+    deadline and a memory cap (``isolate``), or in this process, warm, under a soft deadline;
+    ``isolate=None`` chooses by trust (``bench/run/isolate.py``, ``isolates_by_default``: an
+    untrusted plug-in in a child, the project's own solvers here;
+    docs/design.md#trust-boundaries-and-bounded-work)."""
+    from schedbench.bench.run.isolate import contained_solver
 
-    memory = parse_memory(memory_limit)  # checked in both modes: a bad value is an error
-    if built is None:
-        built = make_solver(solver, params)
-    if isolate:
-        items = tuple(sorted(dict(params or {}).items()))
-        spec = SolverSpec(solver, items, built.id, kinds=solver_kinds(built))
-        return IsolatedSolver(spec, inner=built, memory_bytes=memory)
-    warm_up(built)
-    return SoftDeadlineSolver(built)
+    return contained_solver(solver, params, isolate=isolate, memory_limit=memory_limit, built=built)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,10 +148,11 @@ class Plan:
     solver: Any
     budget: Budget
     #: How each solver call is contained (:func:`simulate`): its name and parameters, whether
-    #: it runs in an isolated child process, and that child's memory cap.
+    #: it runs in an isolated child process (None: by trust, :func:`_contained`), and that
+    #: child's memory cap.
     solver_name: str | None = None
     params: Mapping[str, Any] | None = None
-    isolate: bool = False
+    isolate: bool | None = None
     memory_limit: str | None = None
 
 
@@ -178,7 +169,7 @@ def plan_simulation(
     budget: float = DEFAULT_DEADLINE_S,
     seed: int = 0,
     record: bool = False,
-    isolate: bool = False,
+    isolate: bool | None = None,
     memory_limit: str | None = None,
 ) -> Plan:
     """Every argument of :func:`simulate` checked, nothing read: the budget, the core and its
@@ -245,7 +236,7 @@ def simulate(
     on_invalid: str = "raise",
     progress: Callable[[int, int], None] | None = None,
     provenance: Mapping[str, Any] | None = None,
-    isolate: bool = False,
+    isolate: bool | None = None,
     memory_limit: str | None = None,
 ) -> Simulated:
     """Simulate ``workload`` under ``policy`` on the core the policy belongs to (``core`` names
@@ -253,9 +244,13 @@ def simulate(
     ``params``) decides for a policy that decides with one; ``options`` are the core's spec keys
     (``window``, ``priority``, ``mode``, ...); ``policy_options`` go to the policies. With
     ``out`` the core writes its files there (``jobs.csv`` in the common schema, ``metrics.json``,
-    its own) and a policy that decides logs its decisions to ``decisions.jsonl``. The solver is
-    asked in this process under a soft deadline, or with ``isolate`` in a child process killed
-    and replaced at budget + grace, under a memory cap (``memory_limit``; see :func:`solve`)::
+    its own) and a policy that decides logs its decisions to ``decisions.jsonl``. With ``isolate``
+    the solver is asked in one child process for the whole run, killed (with all it started) and
+    replaced at budget + grace, under a memory cap (``memory_limit``; see :func:`solve`), a
+    decision it did not answer recorded ``timeout`` or ``error`` with the reason; with
+    ``isolate=False`` in this process under a soft deadline. By default (``None``) an untrusted
+    plug-in is isolated and the project's own solvers run here (``bench/run/isolate.py``,
+    ``isolates_by_default``)::
 
         >>> from schedbench.bench.api import simulate
         >>> s = simulate("lublin:jobs=200,nodes=64,seed=1", system="theta", policy="naive")
@@ -326,7 +321,7 @@ def run_plan(
             log.close()
         if recorder is not None:
             recorder.close()
-    if solvers.isolated:
+    if solvers.isolated():
         run.config["isolated_children_started"] = solvers.starts()
     done = Simulated(core, spec, plan.policy, run, recorded=recorder.count if recorder else None)
     if recorder is not None:
@@ -350,7 +345,6 @@ class _SimulationSolvers:
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        self.isolated = plan.isolate
         self._by_id: dict[str, Any] = {}
         self._main: Any = None
 
@@ -379,6 +373,10 @@ class _SimulationSolvers:
 
     def _all(self) -> list[Any]:
         return [s for s in (self._main, *self._by_id.values()) if s is not None]
+
+    def isolated(self) -> bool:
+        """Whether any of them answers through an isolated child."""
+        return any(hasattr(s, "starts") for s in self._all())
 
     def starts(self) -> int:
         return sum(getattr(s, "starts", 0) for s in self._all())

@@ -23,7 +23,7 @@ import contextlib
 import copy
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -69,6 +69,21 @@ def set_call_watch(watch: Callable[[float | None], None] | None) -> None:
     """Install (or remove, with None) the process-wide solver-call watch (see ``_call_watch``)."""
     global _call_watch
     _call_watch = watch
+
+
+@contextlib.contextmanager
+def watched_call(deadline_s: float) -> Iterator[None]:
+    """Tell the call watch (``_call_watch``) that a solver call with ``deadline_s`` runs for
+    the time of the ``with`` block: for code that calls ``solver.solve`` itself (the conformance
+    suite, solvers/testing.py) and wants the supervisor's hard deadline all the same."""
+    watch = _call_watch
+    if watch is not None:
+        watch(deadline_s)
+    try:
+        yield
+    finally:
+        if watch is not None:
+            watch(None)
 
 
 def private_copy(problem: Any) -> Any:

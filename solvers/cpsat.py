@@ -449,6 +449,7 @@ class CPSATSolver(BaseSolver):
         stopped = threading.Event()  # out of time, or a solve without proof
         counters = {"solves": 0, "pending": 0, "free": 0, "models": 0}
         failures: list[BaseException] = []
+        out_of_time: list[str] = []  # why building a model stopped at the deadline
         tasks: list[tuple[int, int, str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
         bounds: dict[tuple[int, int], _two_phase.Bound] = {}
 
@@ -484,23 +485,44 @@ class CPSATSolver(BaseSolver):
                 found.append((clock.elapsed(), selection, point))
             return int(point[0]), int(point[1])
 
+        def in_time(what: str) -> None:
+            """Stop building (:class:`_OutOfTime`) once the deadline is past: no solve would
+            start then (``solve``), so stopping here changes no answer, only when it comes."""
+            elapsed = clock.elapsed()
+            if deadline - elapsed - _MARGIN_S <= 0:
+                raise _OutOfTime(
+                    f"two-phase: the deadline passed while building {what} "
+                    f"(at {elapsed:.3g} s of {deadline:.3g} s, {w} jobs)"
+                )
+
         def submodel(ones: tuple[int, ...], zeros: tuple[int, ...]) -> Any:
             """CP-SAT model over the items not fixed: (model, x, free-part expressions g_i,
-            constants of f_i), or None when the fixed items alone overflow a capacity."""
+            constants of f_i), or None when the fixed items alone overflow a capacity. Built
+            under the clock (``in_time``): on a large window every piece takes seconds. The
+            clock is looked at only where a solve follows (items left free), so that stopping
+            changes no answer."""
             fixed = set(ones) | set(zeros)
             free = [j for j in range(w) if j not in fixed]
             used = demands[list(ones)].sum(axis=0) if ones else np.zeros(demands.shape[1])
             const = [int(v) for v in (o[:, list(ones)].sum(axis=1) if ones else np.zeros(2))]
+            caps = {k: int(capacities[k]) - int(used[k]) for k in rows}
+            if any(cap < 0 for cap in caps.values()):
+                return None
             model = cp_model.CpModel()
-            x = {j: model.new_bool_var(f"x{j}") for j in free}
-            for k in rows:
-                cap = int(capacities[k]) - int(used[k])
-                if cap < 0:
-                    return None
+            x: dict[int, Any] = {}
+            for first in range(0, len(free), _CHUNK):
+                x.update((j, model.new_bool_var(f"x{j}")) for j in free[first : first + _CHUNK])
+                in_time(f"a model's variables ({len(x)} of {len(free)})")
+            for k, cap in caps.items():
                 terms = [int(demands[j, k]) * x[j] for j in free if demands[j, k]]
                 if terms and int(demands[free, k].sum()) > cap:
                     model.add(sum(terms) <= cap)
-            g = [sum(int(o[i, j]) * x[j] for j in free if o[i, j]) for i in (0, 1)]
+                    in_time(f"a model's constraint on resource {k}")
+            g = []
+            for i in (0, 1):
+                g.append(sum(int(o[i, j]) * x[j] for j in free if o[i, j]))
+                if free:
+                    in_time(f"a model's objective {i}")
             with lock:
                 counters["free"] += len(free)
                 counters["models"] += 1
@@ -512,7 +534,12 @@ class CPSATSolver(BaseSolver):
         def lexicographic(a: int) -> tuple[int, int] | None:
             """The front point with the largest f_a (and the largest f_b for it)."""
             b = 1 - a
-            built = submodel((), ())
+            try:
+                built = submodel((), ())
+            except _OutOfTime as exc:
+                out_of_time.append(str(exc))
+                stopped.set()
+                return None
             assert built is not None  # nothing fixed, and every capacity is >= 0
             model, x, g, _const, ones = built
             model.maximize((high[b] - low[b] + 1) * g[a] + g[b])
@@ -589,7 +616,13 @@ class CPSATSolver(BaseSolver):
                             return
                         _prio, _seq, kind, a, b, lam = heapq.heappop(tasks)
                         counters["pending"] += 1
-                    new = segment(a, b, lam) if kind == "segment" else triangle(a, b, lam)
+                    try:  # a segment of phase 1 or a triangle of phase 2, built on the clock
+                        new = segment(a, b, lam) if kind == "segment" else triangle(a, b, lam)
+                    except _OutOfTime as exc:
+                        with lock:
+                            out_of_time.append(str(exc))
+                        stopped.set()
+                        new = []
                     with lock:
                         for prio, kind2, a2, b2, lam2 in new:
                             heapq.heappush(tasks, (prio, next(sequence), kind2, a2, b2, lam2))
@@ -620,6 +653,7 @@ class CPSATSolver(BaseSolver):
                 "mean_free_items": round(counters["free"] / max(1, counters["models"]), 1),
                 "method": "two-phase",
             },
+            notes=out_of_time[:1],
         )
 
     def _front(self, data: IntegralForm, budget: Budget, clock: Clock, deadline: float) -> Answer:

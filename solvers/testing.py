@@ -56,7 +56,7 @@ from schedbench.simcore.kinds.base import ProblemKind, get_kind
 from schedbench.simcore.kinds.selection.problem import Decision, SelectionProblem
 from schedbench.simcore.pareto import dominates
 from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.solver import GRACE_S, warm_up
+from schedbench.simcore.solver import GRACE_S, warm_up, watched_call
 
 #: The deadline of the budget check: the solver must return by BUDGET_CHECK_DEADLINE_S + GRACE_S.
 BUDGET_CHECK_DEADLINE_S = 1.0
@@ -162,7 +162,8 @@ def _solve(
 ) -> Decision:
     budget = budget or Budget(deadline_s=10.0, seed=7)
     try:
-        decision = solver.solve(problem, budget)
+        with watched_call(budget.deadline_s):  # a supervisor's hard deadline (check-solver)
+            decision = solver.solve(problem, budget)
     except Exception as exc:  # the contract says: answer with a Decision, never raise
         raise ConformanceFailure(f"{label}: solve raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(decision, Decision):
@@ -421,7 +422,8 @@ def _kind_problems(kind: ProblemKind) -> list[tuple[str, Any]]:
 
 def _solve_kind(solver: Any, kind: ProblemKind, problem: Any, label: str, budget: Budget) -> Any:
     try:
-        decision = solver.solve(problem, budget)
+        with watched_call(budget.deadline_s):
+            decision = solver.solve(problem, budget)
     except Exception as exc:  # the contract says: answer with a decision, never raise
         raise ConformanceFailure(f"{label}: solve raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(decision, kind.decision_type):
@@ -530,22 +532,25 @@ class CheckResult:
     detail: str = ""
 
 
+def run_check(solver: Any, check: Check) -> CheckResult:
+    """Run one check against ``solver`` and report its outcome (never raises for a failure)."""
+    try:
+        # supports() and solve() are called directly here (the contract is what is checked,
+        # not timed_solve's wrapping): what the solver prints is captured per check.
+        with captured_output(f"{_solver_name(solver)} {check.name}"):
+            check.run(solver)
+    except _Skip as skip:
+        return CheckResult(check.name, "skipped", str(skip))
+    except ConformanceFailure as exc:
+        return CheckResult(check.name, "failed", str(exc))
+    return CheckResult(check.name, "passed")
+
+
 def run_conformance(solver: Any) -> list[CheckResult]:
-    """Run every check against ``solver`` and report each outcome (never raises for a failure)."""
-    results = []
-    for check in checks_for(solver):
-        try:
-            # supports() and solve() are called directly here (the contract is what is checked,
-            # not timed_solve's wrapping): what the solver prints is captured per check.
-            with captured_output(f"{_solver_name(solver)} {check.name}"):
-                check.run(solver)
-        except _Skip as skip:
-            results.append(CheckResult(check.name, "skipped", str(skip)))
-        except ConformanceFailure as exc:
-            results.append(CheckResult(check.name, "failed", str(exc)))
-        else:
-            results.append(CheckResult(check.name, "passed"))
-    return results
+    """Run every check against ``solver`` in this process and report each outcome (never
+    raises for a failure). ``schedbench check-solver`` runs each check in a supervised process
+    instead (``bench/run/conformance.py``): a solver that hangs or crashes is stopped there."""
+    return [run_check(solver, check) for check in checks_for(solver)]
 
 
 def parametrize_conformance(solvers: Iterable[object]) -> Any:

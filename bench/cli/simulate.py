@@ -157,10 +157,12 @@ def add_parser(sub: Any) -> None:
     add_budget_args(p)
     p.add_argument(
         "--isolate",
-        action="store_true",
-        help="ask the solver in a child process, killed (and replaced) at budget + grace, under "
-        "a memory cap: a hang, crash or exit is that decision's timeout or error; default: in "
-        "this process under a soft deadline",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="ask the solver in one child process for the whole run, killed (with what it "
+        "started) and replaced at budget + grace, under a memory cap: a hang, crash, exit or "
+        "interrupt is that decision's timeout or error (--no-isolate: in this process under a "
+        "soft deadline); default: a plug-in isolated, the project's own solvers in this process",
     )
     add_memory_arg(p)
     p.add_argument(

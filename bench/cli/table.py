@@ -17,12 +17,12 @@ from typing import Any
 
 from schedbench.bench.cli._common import add_budget_args
 from schedbench.bench.report.terminal import WIDTH, listing
-from schedbench.bench.run.isolate import SoftDeadlineSolver
+from schedbench.bench.run.isolate import ContainedSolvers
 from schedbench.instances.problem_files import load_problem
 from schedbench.simcore import fdcapture
 from schedbench.simcore.kinds.base import ProblemKind, kind_of
 from schedbench.simcore.problem import Budget, Status
-from schedbench.simcore.solver import timed_solve, warm_up
+from schedbench.simcore.solver import timed_solve
 from schedbench.solvers import registry
 
 
@@ -57,10 +57,17 @@ def run(args: argparse.Namespace) -> int:
     problems = [(path, load_problem(path)) for path in args.problems]
     kinds = {kind_of(p).name for _path, p in problems}
     names = args.solvers or sorted({n for k in kinds for n in registry.solvers_for(k)})
-    solvers = [registry.make_solver(n) for n in names]
+    # Each solver asked as every command asks one (bench/run/isolate.py): a plug-in in an
+    # isolated child (a hard deadline, a memory cap), the project's own here under a soft
+    # deadline (a solver looping past budget + grace is stopped, one that raises is that row's
+    # error).
+    with ContainedSolvers() as contained:
+        solvers = [contained.named(n) for n in names]
+        return _table(args, problems, solvers)
+
+
+def _table(args: argparse.Namespace, problems: list[tuple[str, Any]], solvers: list[Any]) -> int:
     budget = Budget(deadline_s=args.budget, seed=args.seed)
-    for solver in solvers:
-        warm_up(solver)
     failed = False
     width = None if args.wide else WIDTH
     for n, (path, problem) in enumerate(problems):
@@ -74,9 +81,7 @@ def run(args: argparse.Namespace) -> int:
             if not ok:
                 results.append((solver, None, reason))
                 continue
-            # In-process under a soft deadline (bench/run/isolate.py): a solver looping past
-            # budget + grace is stopped, one that raises is that row's error.
-            results.append((solver, timed_solve(SoftDeadlineSolver(solver), problem, budget), ""))
+            results.append((solver, timed_solve(solver, problem, budget), ""))
         reference = next(
             (d for _s, d, _r in results if d is not None and d.status == Status.OPTIMAL), None
         )

@@ -40,6 +40,7 @@ schedule reaches on the first ``--bound-jobs`` requests of the stream (CP-SAT,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import math
 import os
@@ -361,7 +362,12 @@ def _serve_named(
             f"--policy {policy}: expected a fit policy ({', '.join(PAPER_POLICIES)}) or a "
             f"solver of the reservation kind; it answers {', '.join(solver.kinds)} problems"
         )
-    return serve_with_solver(requests, pes, solver, Budget(budget_s))
+    # Asked as every command asks a solver (bench/run/isolate.py): a plug-in in an isolated
+    # child with a hard deadline, the project's own here under a soft deadline.
+    from schedbench.bench.run.isolate import contained_solver
+
+    with contextlib.closing(contained_solver(policy, built=solver)) as contained:
+        return serve_with_solver(requests, pes, contained, Budget(budget_s))
 
 
 def write_decisions(result: ReservationRun, path: Path) -> None:

@@ -45,6 +45,7 @@ import numpy as np
 
 from schedbench.bench._io import save_figure
 from schedbench.bench.progress import progress
+from schedbench.bench.run.isolate import ContainedSolvers
 from schedbench.bench.store.provenance import commit_of_checkout
 from schedbench.instances import datasets
 from schedbench.instances.cerberus import published_workloads, read_cerberus_workload
@@ -138,6 +139,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Every solver asked as every command asks one (bench/run/isolate.py): a plug-in in an
+    # isolated child with a hard deadline, the project's own here under a soft deadline.
+    with ContainedSolvers() as contained:
+        return _run(args, contained)
+
+
+def _run(args: argparse.Namespace, contained: ContainedSolvers) -> int:
     folder = workloads_folder(args.workloads)
     files = published_workloads(folder)
     if not files:
@@ -167,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     budget = Budget(deadline_s=args.budget)
     solver = None
     if args.solver:
-        solver = registry.warm_solver(args.solver, registry.parse_assignments(args.params))
+        solver = contained.named(args.solver, registry.parse_assignments(args.params))
     t0 = time.perf_counter()
     commit = commit_of_checkout()
 
@@ -194,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                 config=config,
                 budget=budget,
                 record=recorder,
-                solvers=registry.warm_solver_by_id,
+                solvers=contained.by_id,
             )
         finally:
             if recorder is not None:
@@ -228,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
                     solver=solver if cb.takes_solver(variant) else None,
                     config=cfg,
                     budget=budget,
-                    solvers=registry.warm_solver_by_id,
+                    solvers=contained.by_id,
                 )
                 metrics = cb.write_outputs(
                     result, out / "common" / mode / variant, budget_s=args.budget, commit=commit

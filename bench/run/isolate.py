@@ -2,6 +2,14 @@
 measured without the runner in the same process, and for the hard deadline of ``schedbench
 solve`` and ``simulate --isolate`` (docs/design.md#trust-boundaries-and-bounded-work).
 
+Who goes where when a command is told neither ``--isolate`` nor ``--no-isolate``
+(:func:`contained_solver`, :func:`isolates_by_default`): untrusted code — a ``module:Class``
+plug-in, a third-party entry point — in an isolated child, one for all the calls of a run (a
+"solver server"); the project's own solvers (:func:`trusted`) in the caller under the soft
+deadline of :class:`SoftDeadlineSolver`, because a child costs a few milliseconds a decision
+(docs/figures.md#isolation, ``bench/benchmarks/isolation_cost.py``), several times a built-in's
+own latency on a small window, and because their runs' schedules must not change.
+
 :class:`IsolatedSolver` is a solver that answers through such a child. The child builds and
 warms up the solver once, then answers one problem after another (a simulation asks it many
 times); it is replaced only when it had to be killed. Each call:
@@ -48,21 +56,30 @@ from schedbench.bench.run.supervisor import (
     limit_memory,
     memory_limit,
 )
+from schedbench.bench.run.supervisor import memory_limit as memory_limit_of
 from schedbench.bench.suite.schema import SolverSpec
 from schedbench.simcore.fdcapture import stdout_to_stderr
 from schedbench.simcore.kinds.base import get_kind, kind_of, kind_ref
 from schedbench.simcore.problem import Budget, Status
 from schedbench.simcore.solver import GRACE_S, solve_here, timed_solve, warm_up
-from schedbench.solvers.registry import make_solver
+from schedbench.solvers.registry import SOLVERS, make_solver, parse_solver_id, solver_kinds
 
 __all__ = [
     "EXIT_WAIT_S",
     "GRACE_S",
     "ISOLATION_STARTUP_S",
+    "TRUSTED_PACKAGE",
+    "ContainedSolvers",
     "IsolatedSolver",
     "SoftDeadlineSolver",
+    "contained_solver",
+    "isolates_by_default",
     "solve_isolated",
+    "trusted",
 ]
+#: The package whose solvers are trusted: the project's own, reviewed and tested here
+#: (docs/design.md#trust-boundaries-and-bounded-work).
+TRUSTED_PACKAGE = "schedbench"
 #: Time a spawned isolation child may take to import and warm up before its clock starts, and
 #: to rebuild a problem it was sent.
 ISOLATION_STARTUP_S = 120.0
@@ -290,6 +307,87 @@ def solve_isolated(
         return timed_solve(solver, problem, budget)
 
 
+def trusted(solver: Any) -> bool:
+    """Whether ``solver`` (a built solver) is one of the project's own: its class is defined in
+    :data:`TRUSTED_PACKAGE`. Everything else (a ``module:Class`` plug-in, a third-party entry
+    point) is untrusted code."""
+    module = str(getattr(type(solver), "__module__", ""))
+    return module == TRUSTED_PACKAGE or module.startswith(TRUSTED_PACKAGE + ".")
+
+
+def isolates_by_default(name: str, solver: Any) -> bool:
+    """Whether a command that was told neither ``--isolate`` nor ``--no-isolate`` asks the
+    solver ``name`` (built as ``solver``) in an isolated child: yes for untrusted code
+    (:func:`trusted`) that a fresh process can find by ``name`` (``module:Class`` or an installed
+    entry point). The project's own solvers stay in the caller, warm, under the soft deadline:
+    through a child every decision costs a few milliseconds more (docs/figures.md#isolation),
+    several times a built-in's own latency on small windows. A class registered only in this
+    process (``register_solver``) cannot be found by a child and stays in the caller too."""
+    if trusted(solver):
+        return False
+    return ":" in name or name in SOLVERS.entry_points() or name in SOLVERS.builtins
+
+
+def contained_solver(
+    name: str,
+    params: Any = None,
+    *,
+    isolate: bool | None = None,
+    memory_limit: str | None = None,
+    built: Any = None,
+    grace_s: float | None = None,
+) -> Any:
+    """The solver ``name`` with ``params`` as every command asks it: an :class:`IsolatedSolver`
+    (``isolate``: one child for all its calls, a hard deadline, a memory cap of
+    ``memory_limit``), or a warm :class:`SoftDeadlineSolver` in this process (``isolate=False``);
+    ``None`` chooses by trust (:func:`isolates_by_default`). ``built`` is the solver already
+    built from ``name`` and ``params``. Close what it returns (``close``) when done."""
+    memory = memory_limit_of(memory_limit)  # checked in both modes: a bad value is an error
+    if built is None:
+        built = make_solver(name, dict(params or {}))
+    if isolate is None:
+        isolate = isolates_by_default(name, built)
+    if isolate:
+        items = tuple(sorted(dict(params or {}).items()))
+        spec = SolverSpec(name, items, built.id, kinds=solver_kinds(built))
+        return IsolatedSolver(spec, inner=built, grace_s=grace_s, memory_bytes=memory)
+    warm_up(built)
+    return SoftDeadlineSolver(built, grace_s=grace_s)
+
+
+class ContainedSolvers:
+    """The contained solvers (:func:`contained_solver`) of one command's run, each built (and,
+    isolated, given its child) once, by name or by id (``cpsat[time_limit_s=5]``, what a core
+    asks for), all closed by :meth:`close`. Use it as a context manager."""
+
+    def __init__(self, *, isolate: bool | None = None, memory_limit: str | None = None):
+        self.isolate = isolate
+        self.memory_limit = memory_limit
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def named(self, name: str, params: Any = None, built: Any = None) -> Any:
+        key = (name, repr(sorted(dict(params or {}).items())))
+        if key not in self._made:
+            self._made[key] = contained_solver(
+                name, params, isolate=self.isolate, memory_limit=self.memory_limit, built=built
+            )
+        return self._made[key]
+
+    def by_id(self, ident: str) -> Any:
+        name, params = parse_solver_id(ident)
+        return self.named(name, params)
+
+    def close(self) -> None:
+        for solver in self._made.values():
+            solver.close()
+
+    def __enter__(self) -> ContainedSolvers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class _Overrun(BaseException):
     """Raised in a solver call that ran past deadline + grace in-process (a BaseException, so
     that a solver's ``except Exception`` does not swallow it)."""
@@ -338,6 +436,9 @@ class SoftDeadlineSolver:
 
     def solve(self, problem: Any, budget: Budget) -> Any:
         return timed_solve(self, problem, budget)
+
+    def close(self) -> None:
+        """Nothing to stop (an :class:`IsolatedSolver` has its child)."""
 
     def solve_contained(self, problem: Any, budget: Budget) -> Any:
         limit = budget.deadline_s + self.grace_s

@@ -32,6 +32,7 @@ from typing import Any
 
 from schedbench.bench.progress import progress
 from schedbench.bench.run.executors import RunError, make_executor
+from schedbench.bench.run.isolate import contained_solver
 from schedbench.bench.run.ordering import longest_first
 from schedbench.bench.run.references import ReferenceCache
 from schedbench.bench.run.supervisor import MEMORY_ENV
@@ -49,7 +50,7 @@ from schedbench.bench.suite.schema import Suite
 from schedbench.simcore.core import core_ref, get_core
 from schedbench.simcore.kinds.base import kind_ref
 from schedbench.simcore.metrics import solver_pass_warning
-from schedbench.simcore.problem import MAX_DEADLINE_S, Budget
+from schedbench.simcore.problem import MAX_DEADLINE_S, Budget, Status
 from schedbench.simcore.solver import timed_solve
 from schedbench.solvers.registry import warm_solver
 
@@ -72,31 +73,61 @@ class RunSummary:
 
 
 def _references(
-    suite: Suite, instances: list[Instance], store_path: Path, progress: Callable[[str], None]
+    suite: Suite,
+    instances: list[Instance],
+    store_path: Path,
+    progress: Callable[[str], None],
+    isolate: bool | None = None,
+    warnings: list[str] | None = None,
 ) -> dict[tuple[str, str], Any]:
-    """(family, fingerprint) -> the exact reference, or None where there is none."""
+    """(family, fingerprint) -> the exact reference, or None where there is none; a reference
+    solve that timed out or failed adds its reason to ``warnings``.
+
+    Each reference solver is asked as every command asks a solver
+    (``isolate.contained_solver``): with a deadline of :data:`MAX_DEADLINE_S` + grace, an
+    untrusted one (or any, with ``isolate``) in one isolated child for all its references,
+    killed there with what it started and capped in memory; a reference it did not give in time
+    is none (and not cached)."""
     out: dict[tuple[str, str], Any] = {}
+    warnings = warnings if warnings is not None else []
     caches: dict[str, ReferenceCache] = {}
+    contained: dict[str, Any] = {}
     budget = Budget(deadline_s=MAX_DEADLINE_S, seed=suite.seed)
-    for inst in instances:
-        key = (inst.family, inst.fingerprint)
-        if inst.reference is not None:
-            out[key] = inst.reference
-            continue
-        ref_name = reference_solver(suite, inst.family)
-        if ref_name == "none":
-            out[key] = None
-            continue
-        solver = warm_solver(ref_name)
-        if not solver.supports(inst.problem)[0]:
-            out[key] = None  # the reference solver does not answer this kind: no reference
-            continue
-        cache = caches.get(solver.id)
-        if cache is None:
-            cache = caches[solver.id] = ReferenceCache(solver.id, store_path.parent / "references")
-        progress(f"reference {solver.id}: {inst.family} {inst.label}")
-        ref = cache.get_or_compute(inst.problem, partial(timed_solve, solver, budget=budget))
-        out[key] = ref if inst.kind.is_exact(ref) else None
+    try:
+        for inst in instances:
+            key = (inst.family, inst.fingerprint)
+            if inst.reference is not None:
+                out[key] = inst.reference
+                continue
+            ref_name = reference_solver(suite, inst.family)
+            if ref_name == "none":
+                out[key] = None
+                continue
+            solver = contained.get(ref_name)
+            if solver is None:
+                solver = contained[ref_name] = contained_solver(
+                    ref_name, built=warm_solver(ref_name), isolate=isolate or None
+                )
+            if not solver.supports(inst.problem)[0]:
+                out[key] = None  # the reference solver does not answer this kind: no reference
+                continue
+            cache = caches.get(solver.id)
+            if cache is None:
+                cache = caches[solver.id] = ReferenceCache(
+                    solver.id, store_path.parent / "references"
+                )
+            progress(f"reference {solver.id}: {inst.family} {inst.label}")
+            ref = cache.get_or_compute(inst.problem, partial(timed_solve, solver, budget=budget))
+            out[key] = ref if inst.kind.is_exact(ref) else None
+            if ref.status in (Status.TIMEOUT, Status.ERROR):
+                why = "; ".join(ref.notes) or "no reason given"
+                warnings.append(
+                    f"{inst.family} {inst.label}: no reference, {solver.id} answered "
+                    f"{ref.status.value} ({why})"
+                )
+    finally:
+        for solver in contained.values():
+            solver.close()
     return out
 
 
@@ -160,11 +191,14 @@ def run_suite(
     by_key = {(i.family, i.fingerprint): i for i in instances}
     bar = progress(len(dcells) + len(scells), suite.name, "cell", disable=not show_progress)
     t0 = time.perf_counter()
+    warnings: list[str] = []
     refs = _references(
         suite,
         [by_key[k] for k in dict.fromkeys((c.family, c.instance_hash) for c in dcells)],
         store_path,
         bar.note,
+        isolate,
+        warnings,
     )
     bar.note("")
     payloads = _payloads(suite, dcells, scells, by_key, refs, isolate, store_path)
@@ -188,7 +222,6 @@ def run_suite(
         store.delete_cells(suite.name, list(legacy.values()))
     errors = 0
     overheads: list[float] = []
-    warnings: list[str] = []
 
     def on_result(record: CellRecord) -> None:
         nonlocal errors

@@ -1,7 +1,8 @@
 """Every misbehaving solver is contained in every command and context
-(docs/design.md#trust-boundaries-and-bounded-work): ``solve``, ``simulate --isolate``,
-``simulate`` in-process (what a soft deadline can contain), suites on the local pool, with
-``--isolate``, and on Dask. Each context runs all the misbehaving plug-ins of
+(docs/design.md#trust-boundaries-and-bounded-work): ``solve``, ``simulate`` (a plug-in isolated
+by default, and with ``--isolate``), ``simulate --no-isolate`` (what a soft deadline can
+contain), suites on the local pool, with ``--isolate``, and on Dask, a suite's reference
+solves, and ``check-solver``. Each context runs all the misbehaving plug-ins of
 tests/plugins_for_suites.py once (a module fixture); each test asserts one misbehaviour's
 outcome: its status, its reason, no process left behind, an intact store. Deadlines are short
 (budget 0.5 s, grace 1 s) but no verdict depends on how fast the machine is.
@@ -48,7 +49,8 @@ EXPECTED: dict[str, tuple[str, str, str]] = {
     "fork": ("Forker", "timeout", "deadline +"),
     "detached-fork": ("Detacher", "timeout", "deadline +"),
 }
-#: What a soft, in-process deadline cannot contain: a crash or an exit ends the process, no
+#: What a soft, in-process deadline (``simulate --no-isolate``; the project's own solvers by
+#: default) cannot contain: a crash or an exit ends the process, no
 #: memory cap applies in it, a solver's KeyboardInterrupt cannot be told from Ctrl-C, and the
 #: processes a solver starts are not in a group of their own.
 NOT_SOFT = {"exit-0", "segfault", "huge-allocation", "keyboard-interrupt", "fork", "detached-fork"}
@@ -133,7 +135,7 @@ def test_solve_contains(solve_outcomes, name):
 
 
 # ------------------------------------------------------------------------------- simulate
-def _simulate_outcome(name: str, pid_dir: Path, *, isolate_: bool, out: Path) -> dict:
+def _simulate_outcome(name: str, pid_dir: Path, *, isolate_: bool | None, out: Path) -> dict:
     cls = EXPECTED[name][0]
     done = api.simulate(
         WORKLOAD,
@@ -155,10 +157,11 @@ def _simulate_outcome(name: str, pid_dir: Path, *, isolate_: bool, out: Path) ->
         "decisions": len(entries),
         "jobs": done.run.metrics.get("jobs_measured"),
         "error": done.run.error,
+        "children": done.run.config.get("isolated_children_started"),
     }
 
 
-def _simulate_all(names, pid_dir: Path, tmp: Path, *, isolate_: bool) -> dict[str, dict]:
+def _simulate_all(names, pid_dir: Path, tmp: Path, *, isolate_: bool | None) -> dict[str, dict]:
     return {
         name: _simulate_outcome(name, pid_dir, isolate_=isolate_, out=tmp / name) for name in names
     }
@@ -168,6 +171,13 @@ def _simulate_all(names, pid_dir: Path, tmp: Path, *, isolate_: bool) -> dict[st
 def simulate_isolated(short_deadlines, tmp_path_factory):
     pid_dir = tmp_path_factory.mktemp("sim-iso")
     return _simulate_all(EXPECTED, pid_dir, pid_dir, isolate_=True), pid_dir
+
+
+@pytest.fixture(scope="module")
+def simulate_default(short_deadlines, tmp_path_factory):
+    """``simulate`` told neither ``--isolate`` nor ``--no-isolate``: a plug-in is isolated."""
+    pid_dir = tmp_path_factory.mktemp("sim-default")
+    return _simulate_all(EXPECTED, pid_dir, pid_dir, isolate_=None), pid_dir
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +197,13 @@ def _check_simulation(outcome: dict, name: str, pid_dir: Path) -> None:
 def test_simulate_isolate_contains(simulate_isolated, name):
     outcomes, pid_dir = simulate_isolated
     _check_simulation(outcomes[name], name, pid_dir)
+
+
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_simulate_contains_a_plug_in_by_default(simulate_default, name):
+    outcomes, pid_dir = simulate_default
+    _check_simulation(outcomes[name], name, pid_dir)
+    assert outcomes[name]["children"] >= 1  # asked through an isolated child
 
 
 @pytest.mark.parametrize("name", [n for n in EXPECTED if n not in NOT_SOFT])
@@ -260,6 +277,145 @@ def test_suite_isolate_contains(suite_isolated, name):
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_suite_on_dask_contains(suite_dask, name):
     _check(suite_dask[0][name], name, suite_dask[1])
+
+
+# --------------------------------------------------------------------- trust: who is isolated
+def test_only_untrusted_solvers_are_isolated_by_default():
+    from schedbench.solvers.registry import make_solver
+
+    assert not isolate.isolates_by_default("dp", make_solver("dp"))
+    assert not isolate.isolates_by_default("naive", make_solver("naive"))
+    name = f"{PLUGINS}:Segfault"
+    assert isolate.isolates_by_default(name, make_solver(name))
+
+
+def test_a_class_registered_only_in_this_process_stays_here():
+    from schedbench.solvers.registry import register_solver, unregister_solver
+    from tests.plugins_for_suites import Segfault
+
+    register_solver("segfault-here", Segfault)
+    try:
+        assert not isolate.isolates_by_default("segfault-here", Segfault())
+    finally:
+        unregister_solver("segfault-here")
+
+
+def test_the_project_s_own_solvers_stay_in_process_by_default(tmp_path):
+    done = api.simulate(WORKLOAD, system="theta", policy="window", solver="dp", out=tmp_path)
+    assert "isolated_children_started" not in done.run.config
+    assert done.run.metrics["jobs_measured"] == 60
+
+
+def test_the_simulate_command_isolates_a_plug_in(short_deadlines, tmp_path, capsys):
+    out = tmp_path / "run"
+    args = ["simulate", "--workload", WORKLOAD, "--system", "theta", "--policy", "window"]
+    args += ["--solver", f"{PLUGINS}:Segfault", "--budget", "0.5", "--on-invalid", "fallback"]
+    code = main([*args, "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    first = json.loads((out / "decisions.jsonl").read_text().splitlines()[0])
+    assert first["status"] == "error"
+    assert "SIGSEGV" in " ".join([first.get("fault") or "", *first.get("notes", [])])
+
+
+def test_the_table_command_isolates_a_plug_in(short_deadlines, capsys):
+    code = main(["table", str(PROBLEM), "--solver", f"{PLUGINS}:Segfault", "--solver", "naive"])
+    out = capsys.readouterr().out
+    assert code == 1  # a row in error: the solver's fault
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines() if line.strip()}
+    assert rows["segfault"] == "error"  # the crash was one row's, not the command's
+    assert rows["naive"] == "feasible"
+
+
+# ------------------------------------------------------------------------ reference solves
+#: A reference is named without parameters: the plug-ins that need a pid file are left out
+#: (their containment is the same isolated child's, tested above).
+REFERENCE_CASES = [n for n in EXPECTED if EXPECTED[n][0] not in ("Forker", "Detacher")]
+
+
+@pytest.fixture(scope="module")
+def suite_references(short_deadlines, tmp_path_factory):
+    """A suite whose families each take a misbehaving plug-in as their exact reference."""
+    from schedbench.bench.run import runner
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(runner, "MAX_DEADLINE_S", 0.5)  # the references' deadline, short here
+    tmp = tmp_path_factory.mktemp("suite-refs")
+    lines = ['[suite]\nname = "refs"\nbudget_s = 0.5\n']
+    for name in REFERENCE_CASES:
+        lines.append(
+            f'[[instances]]\nfamily = "{name}"\nsource = "theta-window"\nw = 20\nseeds = 1\n'
+            f'reference = "{PLUGINS}:{EXPECTED[name][0]}"\n'
+        )
+    lines.append('[[solvers]]\nname = "naive"\n')
+    suite = tmp / "refs.toml"
+    suite.write_text("\n".join(lines))
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            summary = api.run_suite(suite, store=tmp / "refs.sqlite", workers=1)
+    finally:
+        mp.undo()
+    with ResultStore(tmp / "refs.sqlite", readonly=True) as st:
+        rows = {r["family"]: r for r in st.rows("refs")}
+    return summary, rows, printed.getvalue()
+
+
+@pytest.mark.parametrize("name", REFERENCE_CASES)
+def test_suite_reference_solves_are_contained(suite_references, name):
+    summary, rows, printed = suite_references
+    _cls, status, words = EXPECTED[name]
+    assert rows[name]["status"] in ("optimal", "feasible")  # the cell itself ran
+    assert "CHATTY" not in printed
+    said = [w for w in summary.warnings if w.startswith(f"{name} ")]
+    if status in ("timeout", "error"):
+        assert len(said) == 1 and status in said[0] and words in said[0], summary.warnings
+    else:
+        assert not said  # a feasible answer is no reference, and no fault
+
+
+# ---------------------------------------------------------------------------- check-solver
+#: What ``check-solver`` newly contains, with the words of the failed check's reason: the
+#: others fail a check in the solver's own process as before.
+CHECK_SOLVER: dict[str, str] = {
+    "exit-0": "exited with code 0",
+    "segfault": "SIGSEGV",
+    "keyboard-interrupt": "raised KeyboardInterrupt",
+    "huge-allocation": "MemoryError",
+    "hang": "past its deadline",
+    "sleep": "past its deadline",
+    "fork": "past its deadline",
+    "detached-fork": "past its deadline",
+}
+#: Those that cost the conformance suite's own deadline (10 s) before they are stopped.
+SLOW_CHECKS = {"hang", "sleep", "fork", "detached-fork"}
+
+
+def _conformance(name: str, pid_dir: Path) -> list:
+    from schedbench.bench.run.conformance import run_conformance_contained
+
+    return run_conformance_contained(f"{PLUGINS}:{EXPECTED[name][0]}", _params(name, pid_dir))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW_CHECKS else []) for n in CHECK_SOLVER],
+)
+def test_check_solver_contains(short_deadlines, tmp_path, name):
+    results = _conformance(name, tmp_path)
+    first = results[0]
+    assert first.check == "returns_decision"
+    assert first.outcome == "failed" and CHECK_SOLVER[name] in first.detail, first
+    assert all(r.outcome != "passed" for r in results)
+    if name != "huge-allocation":  # a failed allocation is a failed check, not a dead process
+        assert all("not run" in r.detail for r in results[1:]), results
+    assert not _left_behind(name, tmp_path)
+
+
+def test_check_solver_command_reports_a_crash_as_a_failed_check(short_deadlines, capsys):
+    code = main(["check-solver", f"{PLUGINS}:Segfault"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "SIGSEGV" in out and "0 passed" in out
 
 
 # --------------------------------------------------------------------------- memory limits

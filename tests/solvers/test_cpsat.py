@@ -250,6 +250,19 @@ def test_two_phase_timeout_reports_only_front_points(monkeypatch):
     assert {tuple(p.objectives) for p in d.trace} <= exact
 
 
+def test_two_phase_builds_its_models_on_the_clock(monkeypatch):
+    # A clock reading per variable made (chunks of one) and 10 ms per reading: the 0.3 s limit
+    # (less the 50 ms margin) passes while the first model's 40 variables are made, and the
+    # build stops there, with the reason, instead of going on to a solve that cannot start.
+    monkeypatch.setattr(cpsat_module, "_CHUNK", 1)
+    problem = zitzler_thiele(4, n=40)
+    readings = ticking_clock(monkeypatch, 0.01)
+    d = CPSATSolver(method="two-phase", time_limit_s=0.3).solve(problem, Budget(30))
+    assert d.status == Status.TIMEOUT
+    assert any("deadline passed while building a model's variables" in n for n in d.notes)
+    assert readings[0] < 40
+
+
 def test_two_phase_falls_back_to_epsilon_with_a_constant_objective():
     problem = random_problem(3, 10, 2, 2, objectives_are_demands=False)
     flat = SelectionProblem(
