@@ -24,6 +24,7 @@ Why the jobs differ from :func:`~instances.lublin.generate_lublin` for the same 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -179,18 +180,19 @@ def _chunks(n: int, chunk: int, kw: dict[str, Any]) -> Iterator[JobChunk]:
         while held >= chunk or (held and emitted + held >= n):
             cols = [np.concatenate([p[c] for p in pending]) for c in range(3)]
             take = min(chunk, n - emitted)
-            yield _job_chunk(emitted, *(c[:take] for c in cols), kw)
+            yield _job_chunk(emitted, cols[0][:take], cols[1][:take], cols[2][:take], kw)
             emitted += take
-            rest = tuple(c[take:] for c in cols)
+            rest = (cols[0][take:], cols[1][take:], cols[2][take:])
             pending, held = ([rest], rest[0].size) if emitted < n else ([], 0)
             if emitted >= n:
                 return
 
 
 def _replace(stream: LublinStreamParams, key: str, value: float) -> LublinStreamParams:
-    import dataclasses
-
-    return dataclasses.replace(stream, **{key: value})
+    """``stream`` with its ``serial_prob`` or ``pow2_prob`` replaced."""
+    if key == "serial_prob":
+        return dataclasses.replace(stream, serial_prob=value)
+    return dataclasses.replace(stream, pow2_prob=value)
 
 
 def _job_chunk(

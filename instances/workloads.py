@@ -379,4 +379,3 @@ def stream_workload(
             return StreamedWorkload(chunks, n, int(kw.get("nodes", 256)), f"{source} (streamed)")
     w = load_workload(spec, on_bad_line=on_bad_line)
     return StreamedWorkload(chunks_of(w, chunk), len(w), w.machine_size, w.source)
-

@@ -51,6 +51,7 @@ import csv
 import heapq
 import math
 import tempfile
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,7 @@ import numpy as np
 
 from schedbench.simcore.backfill import EasyBackfill, NoBackfill
 from schedbench.simcore.core import cell
-from schedbench.simcore.engine import _END, REJECT_REASONS, ConfigError, SimOptions, Simulation
+from schedbench.simcore.engine import _END, ConfigError, SimOptions, Simulation
 from schedbench.simcore.errors import SimulationError
 from schedbench.simcore.metrics import (
     DEFAULT_ABNORMAL_RUN_S,
@@ -169,10 +170,11 @@ class _Sum:
             self.blocks.append(math.fsum(data[lo : lo + _SUM_BLOCK].tolist()))
         self.pending = data[full:].copy()
 
+    def total(self) -> float:
+        return math.fsum([*self.blocks, math.fsum(self.pending.tolist())])
+
     def mean(self) -> float | None:
-        if not self.count:
-            return None
-        return math.fsum([*self.blocks, math.fsum(self.pending.tolist())]) / self.count
+        return self.total() / self.count if self.count else None
 
 
 _SUM_BLOCK = 4096
@@ -193,7 +195,9 @@ class _Online:
     excluded: int = 0
     last_end: float = -math.inf
 
-    def add(self, submit: np.ndarray, start: np.ndarray, end: np.ndarray, state: np.ndarray):
+    def add(
+        self, submit: np.ndarray, start: np.ndarray, end: np.ndarray, state: np.ndarray
+    ) -> None:
         self.counts += np.bincount(state, minlength=len(JobState))
         ran = (state == JobState.COMPLETED) | (state == JobState.KILLED)
         if not ran.any():
@@ -329,7 +333,9 @@ class StreamSimulation(Simulation):
     ):
         options = options or SimOptions()
         _check_streamable(policy, options)
-        _set(self, "workload", _Ids())
+        ids = _Ids()
+        _set(self, "workload", ids)
+        self._ids = ids.job_id  # the window's job ids
         self.system, self.policy, self.options = system, policy, options
         self.three_phase = False
         self.n = 0
@@ -357,8 +363,11 @@ class StreamSimulation(Simulation):
         self.max_window = 0
         self._online = _Online(abnormal_run_s, tau_s)
         self._writer = _RecordWriter(Path(records)) if records is not None else None
-        self._area = [[], []]  # partial integrals of nodes and burst buffer in use
+        # the usage timeline since the last refill (t, nodes, burst buffer in use), the row in
+        # force before it, and the integrals so far
+        self._usage = (array("d"), array("d"), array("d"))
         self._u_prev: tuple[float, float, float] | None = None
+        self._area = (_Sum(), _Sum())
         self._view: Any = None
 
     # ------------------------------------------------------------------ the window
@@ -397,7 +406,7 @@ class StreamSimulation(Simulation):
         cast_any.ssd.extend([0.0] * m)
         self._reject.extend(reject)
         cast_any._direct.extend(r == 0 for r in reject)
-        self.workload.job_id.extend(np.asarray(chunk.job_id, dtype=np.int64).tolist())
+        self._ids.extend(np.asarray(chunk.job_id, dtype=np.int64).tolist())
         self.start_t.extend([math.nan] * m)
         self.end_t.extend([math.nan] * m)
         self.state.extend(bytes([JobState.UNFINISHED]) * m)
@@ -427,7 +436,7 @@ class StreamSimulation(Simulation):
         if self._writer is not None:
             self._writer.write(
                 [
-                    np.array(self.workload.job_id[:r], dtype=np.float64),
+                    np.array(self._ids[:r], dtype=np.float64),
                     submit,
                     start,
                     end,
@@ -440,7 +449,7 @@ class StreamSimulation(Simulation):
             )
         for name in ("submit", "req", "dem", "ssd", "runtime", "nodes", "_reject", "_direct"):
             del getattr(self, name)[:r]
-        for seq in (self.workload.job_id, self.start_t, self.end_t, self.state, self._queued):
+        for seq in (self._ids, self.start_t, self.end_t, self.state, self._queued):
             del seq[:r]
         self.queue[:] = [j - r for j in self.queue]
         running = [j - r for j in self.running]
@@ -464,6 +473,7 @@ class StreamSimulation(Simulation):
             i,
         )
         self._retire(r)
+        self._integrate_usage()
         i -= r
         for chunk in self._chunks:
             if len(chunk):
@@ -474,29 +484,37 @@ class StreamSimulation(Simulation):
         return i
 
     # ------------------------------------------------------------------ usage, online
-    def _usage_step(self, t: float, used: float, bb: float) -> None:
-        """A new row of the usage timeline at ``t``: integrate the previous one up to ``t``,
-        clipped to [first submit, last submit] (``metrics.integrate_usage``)."""
-        prev = self._u_prev
-        if prev is not None:
-            hi = self._last_submit if self._exhausted else math.inf
-            lo = self._first
-            dt = min(max(t, lo), hi) - min(max(prev[0], lo), hi)
-            self._area[0].append(prev[1] * dt)
-            self._area[1].append(prev[2] * dt)
-        self._u_prev = (t, used, bb)
-        if len(self._area[0]) > 4096:  # keep the partial sums short
-            self._area = [[math.fsum(a)] for a in self._area]
+    def _integrate_usage(self) -> None:
+        """Integrate the usage rows recorded since the last call, each up to the next row,
+        clipped to [first submit, last submit] (``metrics.integrate_usage``); the last row is
+        kept for the next call. The end of the window is +inf until the stream has ended: no
+        row comes after the last submit before that."""
+        if not self._usage[0]:
+            return
+        t, nodes, bb = (np.frombuffer(a, dtype=np.float64) for a in self._usage)
+        if self._u_prev is not None:
+            p = self._u_prev
+            t, nodes, bb = np.r_[p[0], t], np.r_[p[1], nodes], np.r_[p[2], bb]
+        self._u_prev = (float(t[-1]), float(nodes[-1]), float(bb[-1]))
+        hi = self._last_submit if self._exhausted else math.inf
+        dt = np.diff(np.clip(t, self._first, hi))
+        self._area[0].add(nodes[:-1] * dt)
+        self._area[1].add(bb[:-1] * dt)
+        del t, nodes, bb  # the buffers must not be exported while they are cleared
+        for a in self._usage:
+            del a[:]
 
     def _usage_metrics(self) -> dict[str, float | None]:
         lo, hi = self._first, self._last_submit
-        if self._u_prev is not None and hi > lo:
-            self._usage_step(hi, 0.0, 0.0)
+        if hi > lo:  # the last row holds until the end of the window
+            for a, v in zip(self._usage, (hi, 0.0, 0.0), strict=True):
+                a.append(v)
+        self._integrate_usage()
         span = hi - lo if hi > lo else 0.0
 
         def share(k: int, capacity: float) -> float | None:
             available = capacity * span
-            return math.fsum(self._area[k]) / available if available > 0 else None
+            return self._area[k].total() / available if available > 0 else None
 
         return {
             "node_usage": share(0, float(self.system.nodes)),
@@ -524,6 +542,7 @@ class StreamSimulation(Simulation):
         cap0 = self.capacity[0]
         counters = self.counters
         last: tuple[float, float] | None = None
+        usage_t, u_nodes, u_bb = (a.append for a in self._usage)  # appended inline
         instants = passes = 0
         i = self._refill(0)
         try:
@@ -562,7 +581,9 @@ class StreamSimulation(Simulation):
                 used = cap0 - free[0]
                 if last is None or used != last[0] or self.used_bb != last[1]:
                     last = (used, self.used_bb)
-                    self._usage_step(t, used, self.used_bb)
+                    usage_t(t)
+                    u_nodes(used)
+                    u_bb(self.used_bb)
         except BaseException:
             if self._writer is not None:  # what was retired stays readable (module docstring)
                 self._writer.close()

@@ -40,6 +40,8 @@ from typing import Any
 
 from schedbench.bench import api
 from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli.simulate_stream import check_args as check_stream_args
+from schedbench.bench.cli.simulate_stream import run_stream
 from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_metrics
 from schedbench.instances.cores.bbsched import PROFILES
@@ -310,17 +312,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_stream(args: argparse.Namespace) -> int:
     """``--stream`` (``bench/cli/simulate_stream.py``)."""
-    from schedbench.bench.cli import simulate_stream
-
-    problem = simulate_stream.check_args(args)
+    problem = check_stream_args(args)
     if problem is not None:
         return _fail(problem)
     label = f"naive-{args.backfill or 'easy'}-stream"
     extra = f"{args.system}|{args.chunk_jobs}"
-    out = Path(args.out) if args.out else Path("results") / "simulate" / default_out_name(
-        args.workload, label, extra
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("results") / "simulate" / default_out_name(args.workload, label, extra)
     )
-    return simulate_stream.run_stream(args, out)
+    return run_stream(args, out)
 
 
 def _print(done: api.Simulated, args: argparse.Namespace) -> int:

@@ -116,7 +116,9 @@ def run_stream(args: argparse.Namespace, out: Path) -> int:
     }
     doc = {
         "metrics": result.metrics,
-        "definitions": {k: METRIC_DEFINITIONS[k] for k in result.metrics if k in METRIC_DEFINITIONS},
+        "definitions": {
+            k: METRIC_DEFINITIONS[k] for k in result.metrics if k in METRIC_DEFINITIONS
+        },
         "counters": result.counters,
         "config": config,
         "system": {"name": system.name, "nodes": system.nodes, "bb_gb": system.bb_gb},

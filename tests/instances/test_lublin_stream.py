@@ -44,7 +44,7 @@ def test_jobs_are_well_formed():
     np.testing.assert_array_equal(w.job_id, np.arange(1, 20_001))
     assert np.all(np.diff(w.submit) >= 0) and w.submit[0] >= 100.0
     assert np.all(w.submit == np.floor(w.submit))
-    assert 1 <= w.nodes.min() and w.nodes.max() <= 256
+    assert w.nodes.min() >= 1 and w.nodes.max() <= 256
     assert np.all(w.requested_time >= w.runtime)
     assert np.all(w.requested_time == np.ceil(np.round(w.runtime * 1.5, 6)))
 
