@@ -34,6 +34,7 @@ from schedbench.simcore.stream import simulate_stream
 #: Options of ``simulate`` a streamed run cannot honour, with the value that is allowed.
 _REFUSED = (
     ("solver", "--solver", None),
+    ("params", "--set", None),
     ("window", "--window", None),
     ("starvation_bound", "--starvation-bound", None),
     ("core", "--core", None),

@@ -75,6 +75,7 @@ def test_stream_generates_a_lublin_spec_in_chunks(tmp_path, capsys):
         (["--lifecycle", "three-phase"], "--lifecycle"),
         (["--option", "x=1"], "--option is not available"),
         (["--chunk-jobs", "0"], "--chunk-jobs"),
+        (["--set", "a=1"], "--set is not available"),
     ],
 )
 def test_stream_refuses_what_it_cannot_honour(extra, message, tmp_path, capsys):
