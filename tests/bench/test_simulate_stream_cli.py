@@ -83,3 +83,9 @@ def test_stream_refuses_what_it_cannot_honour(extra, message, tmp_path, capsys):
     assert main([*argv, *extra]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_a_bad_generator_key_is_named(tmp_path, capsys):
+    argv = ["simulate", "--stream", "--workload", "lublin:jobs=10,colour=1", "--no-progress"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    assert "unknown key 'colour'" in capsys.readouterr().err
