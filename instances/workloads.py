@@ -27,13 +27,17 @@ unknown key is reported with the keys the generator accepts.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from schedbench.simcore.errors import SchedbenchError
 from schedbench.simcore.safeio import check_regular
 from schedbench.simcore.workload import Workload
+
+if TYPE_CHECKING:
+    from schedbench.simcore.stream import JobChunk
 
 
 class WorkloadSpecError(SchedbenchError, ValueError):
@@ -333,3 +337,45 @@ def load_workload(spec: str, *, on_bad_line: Literal["error", "skip"] = "error")
     if transforms:
         w = w.replace(source=spec)
     return w
+
+
+@dataclass(frozen=True)
+class StreamedWorkload:
+    """A workload for a streamed run (``simcore/stream.py``): its chunks, its number of jobs
+    and the machine size its generator or header names (None when unknown)."""
+
+    chunks: Iterator[JobChunk]
+    jobs: int
+    max_nodes: int | None
+    source: str
+
+
+def stream_workload(
+    spec: str, *, chunk: int = 1 << 16, on_bad_line: Literal["error", "skip"] = "error"
+) -> StreamedWorkload:
+    """A workload spec as chunks of ``chunk`` jobs. A ``lublin:`` generator spec without
+    transforms is generated lazily, one chunk at a time (``instances/lublin_stream.py``: the
+    same model and arguments, but not the same jobs as ``load_workload`` makes of the spec);
+    any other spec (a trace, a dataset, transforms) is loaded whole by :func:`load_workload`,
+    then handed over in chunks."""
+    from schedbench.instances.lublin import generate_lublin
+    from schedbench.instances.lublin_stream import iter_lublin
+    from schedbench.simcore.stream import chunks_of
+
+    if isinstance(spec, str):
+        source, transforms = _split(spec)
+        kind, sep, args = source.partition(":")
+        if sep and kind == "lublin" and not transforms:
+            where = f"workload {source!r}"
+            kw = _kv(args, where)
+            n = _jobs(kw, where)
+            _check_keys(generate_lublin, where, kw)
+            try:
+                chunks = iter_lublin(n, chunk=chunk, **kw)
+            except (TypeError, ValueError) as exc:
+                if isinstance(exc, SchedbenchError):
+                    raise
+                raise WorkloadSpecError(f"{where}: {exc}") from exc
+            return StreamedWorkload(chunks, n, int(kw.get("nodes", 256)), f"{source} (streamed)")
+    w = load_workload(spec, on_bad_line=on_bad_line)
+    return StreamedWorkload(chunks_of(w, chunk), len(w), w.machine_size, w.source)

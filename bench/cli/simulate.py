@@ -6,6 +6,8 @@ arguments and prints).
         [--core NAME] [--solver NAME [--set k=v ...]] [--window N] [--priority fcfs|wfp]
         [--backfill easy|conservative|none] [--lifecycle classic|three-phase] [--profile paper|cqsim]
         [--option KEY=VALUE ...] [--policy-set KEY=VALUE ...] [--out DIR] ...
+    schedbench simulate --stream --workload SPEC [--system ...] [--backfill easy|none]
+        [--chunk-jobs N] [--out DIR]
 
 The policy names the core (``schedbench policies`` lists them by core): ``naive`` and
 ``window`` run on BBSched's engine, ``lea`` on the locality simulator, ``pe-b`` and ``reserve``
@@ -18,6 +20,9 @@ Writes to ``--out`` (default ``results/simulate/<workload>_<policy>_<hash>``) th
 and the core's own columns), ``metrics.json`` and what the core adds (``usage.csv``,
 ``schedule.swf``, ``knapsack_calls.csv``) — and ``decisions.jsonl`` when a solver decides: one
 line per decision, written as the simulation goes, so it survives a crash.
+
+``--stream`` runs the naive policy on BBSched's engine in bounded memory, for workloads of
+millions of jobs (``bench/cli/simulate_stream.py``): ``jobs.csv`` and ``metrics.json`` only.
 
 If a simulation on the engine stops on an error or Ctrl-C, what was computed so far is still
 written (``metrics.json`` then says ``"aborted": true`` and the unfinished jobs have empty times).
@@ -35,6 +40,8 @@ from typing import Any
 
 from schedbench.bench import api
 from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli.simulate_stream import check_args as check_stream_args
+from schedbench.bench.cli.simulate_stream import run_stream
 from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_metrics
 from schedbench.instances.cores.bbsched import PROFILES
@@ -199,6 +206,21 @@ def add_parser(sub: Any) -> None:
         "that decides with a solver only (use --solver naive to record the baseline's)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="streamed run in bounded memory: jobs generated or read in chunks, finished ones "
+        "retired, jobs.csv written as they finish, metrics computed online (naive policy, "
+        "FCFS, EASY or no backfilling, classic lifecycle; a lublin: spec makes the same "
+        "model's jobs, not the same ones)",
+    )
+    p.add_argument(
+        "--chunk-jobs",
+        type=int,
+        default=1 << 16,
+        metavar="N",
+        help="with --stream: jobs read or generated at a time (default 65536)",
+    )
 
 
 def _slug(text: str, limit: int = 48) -> str:
@@ -228,6 +250,8 @@ def default_out_name(workload: str, policy: str, extra: str = "") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.stream:
+        return _run_stream(args)
     if args.params and not args.solver:
         return _fail("--set sets the solver's parameters: add --solver NAME")
     options = {
@@ -286,6 +310,21 @@ def run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     return _print(done, args)
+
+
+def _run_stream(args: argparse.Namespace) -> int:
+    """``--stream`` (``bench/cli/simulate_stream.py``)."""
+    problem = check_stream_args(args)
+    if problem is not None:
+        return _fail(problem)
+    label = f"naive-{args.backfill or 'easy'}-stream"
+    extra = f"{args.system}|{args.chunk_jobs}"
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("results") / "simulate" / default_out_name(args.workload, label, extra)
+    )
+    return run_stream(args, out)
 
 
 def _print(done: api.Simulated, args: argparse.Namespace) -> int:
