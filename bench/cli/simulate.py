@@ -40,8 +40,8 @@ from typing import Any
 
 from schedbench.bench import api
 from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli.simulate_stream import add_stream_args, run_stream
 from schedbench.bench.cli.simulate_stream import check_args as check_stream_args
-from schedbench.bench.cli.simulate_stream import run_stream
 from schedbench.bench.progress import progress
 from schedbench.bench.report.terminal import format_metrics
 from schedbench.instances.cores.bbsched import PROFILES
@@ -206,21 +206,7 @@ def add_parser(sub: Any) -> None:
         "that decides with a solver only (use --solver naive to record the baseline's)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--stream",
-        action="store_true",
-        help="streamed run in bounded memory: jobs generated or read in chunks, finished ones "
-        "retired, jobs.csv written as they finish, metrics computed online (naive policy, "
-        "FCFS, EASY or no backfilling, classic lifecycle; a lublin: spec makes the same "
-        "model's jobs, not the same ones)",
-    )
-    p.add_argument(
-        "--chunk-jobs",
-        type=int,
-        default=1 << 16,
-        metavar="N",
-        help="with --stream: jobs read or generated at a time (default 65536)",
-    )
+    add_stream_args(p)
 
 
 def _slug(text: str, limit: int = 48) -> str:

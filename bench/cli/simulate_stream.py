@@ -59,6 +59,25 @@ HEADLINE = (
 )
 
 
+def add_stream_args(p: argparse.ArgumentParser) -> None:
+    """``--stream`` and ``--chunk-jobs`` of ``schedbench simulate``."""
+    p.add_argument(
+        "--stream",
+        action="store_true",
+        help="streamed run in bounded memory: jobs generated or read in chunks, finished ones "
+        "retired, jobs.csv written as they finish, metrics computed online (naive policy, "
+        "FCFS, EASY or no backfilling, classic lifecycle; a lublin: spec makes the same "
+        "model's jobs, not the same ones)",
+    )
+    p.add_argument(
+        "--chunk-jobs",
+        type=int,
+        default=1 << 16,
+        metavar="N",
+        help="with --stream: jobs read or generated at a time (default 65536)",
+    )
+
+
 def check_args(args: argparse.Namespace) -> str | None:
     """Why these ``simulate`` arguments cannot run streamed (None: they can)."""
     for attr, option, allowed in _REFUSED:
