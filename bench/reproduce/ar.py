@@ -58,7 +58,7 @@ from schedbench.bench.reproduce._ar_findings import (
     findings,
     summary_counts,
 )
-from schedbench.bench.reproduce._pool import map_ordered
+from schedbench.bench.reproduce._pool import cost_line, cpu_seconds, map_ordered
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -636,14 +636,14 @@ def judge_grid(
 
 
 def _experiment(args: argparse.Namespace) -> int:
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), cpu_seconds()
     cfg = _check(args, QUICK if args.quick else FULL)
     experiments = _settings(args)
     reading = _reading(args)
     if args.sweep:
         from schedbench.bench.reproduce._ar_sweep import sweep
 
-        return sweep(args, cfg, experiments, began)
+        return sweep(args, cfg, experiments, began, began_cpu)
     out = Path(args.out or ("results/reproduce/ar-quick" if args.quick else "results/reproduce/ar"))
     tasks = make_tasks(experiments, cfg, args.policies, args, reading)
     unique = {t.setting for t in tasks}
@@ -677,10 +677,9 @@ def _experiment(args: argparse.Namespace) -> int:
     _write_csv(out / "agreement.csv", AGREEMENT_COLUMNS, found)
     _print_agreement(found)
     figures += _write_gaps(experiments, by_setting, args.policies, out)
-    elapsed = time.perf_counter() - began
     print(
         f"\nwrote {out}/results.csv, details.csv, bounds.csv, seeds.csv, agreement.csv, "
-        f"gap.csv, gap_windows.csv and {len(figures)} figures in {elapsed:.0f} s"
+        f"gap.csv, gap_windows.csv and {len(figures)} figures in {cost_line(began, began_cpu)}"
     )
     return 0
 
