@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from schedbench.bench.cli import main
 from schedbench.bench.reproduce import _ar_gap as gap
+from schedbench.bench.reproduce import ar
 from schedbench.instances.ar_workload import PAPER_PES, generate_ar_requests
 from schedbench.simcore.reservations.driver import serve
 from schedbench.simcore.reservations.fit import PAPER_POLICIES
@@ -62,7 +63,7 @@ def test_no_policy_beats_the_proven_optimum_and_the_optimum_is_exact(window):
 
 def test_a_policy_above_a_proven_optimum_is_an_error(monkeypatch):
     window = [Request(0, 1, 0, 10, 10, 4), Request(0, 2, 0, 10, 10, 4)]  # only one fits
-    both = SimpleNamespace(accepted=[1, 2])  # a (broken) policy that accepted both
+    both = SimpleNamespace(accepted=[SimpleNamespace(start=None)] * 2)  # a broken policy: both
     monkeypatch.setattr(gap, "serve", lambda *a, **k: both)
     with pytest.raises(gap.GapError, match="more than the proven optimum 1"):
         gap.window_gap(window, 4, ["ff"], time_limit_s=5.0)
@@ -88,7 +89,7 @@ def test_the_gap_is_taken_over_proven_windows_only():
     assert e.n == 2 and e.mean == pytest.approx(0.15)
     assert e.low < 0.15 < e.high
     assert gap.gap_estimate([_window(False, 10, 0)], "ff") is None
-    setting = SimpleNamespace(umed=7.0, af=1.0, artime=3.0, deadline=3.0)
+    setting = ar.Setting(7.0, 1.0, 3.0, 3.0)
     items = [{"seed": 1, "gaps": [dict(w, first=0, bound=10, wall_s=0.1) for w in windows]}]
     rows = gap.gap_rows({"umed": [setting]}, {setting: items}, ["ff"])
     assert rows[0]["windows"] == 3 and rows[0]["proven"] == 2 and rows[0]["gap"] == 0.15
