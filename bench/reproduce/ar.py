@@ -24,7 +24,10 @@ Two forms:
   ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, ``seeds.csv`` (every stream's
   numbers) and ``agreement.csv`` (finding, paper, ours, interval, agree, reason: each finding
   judged yes / no / inconclusive on 95 % intervals over seeds, ``_ar_findings.py``), also
-  printed. Grids are options (``--umed 5,6,7 --af 0.5,1 --flex 1:1,3:3 --seeds N --jobs N``).
+  printed; ``gap.csv`` and ``gap_windows.csv`` (each policy's acceptance gap to the proven
+  offline optimum on ``--gap-windows`` windows of ``--gap-size`` requests of every stream,
+  ``_ar_gap.py``), printed as a table and drawn in ``fig_offline_gap.png``. Grids are options (``--umed 5,6,7 --af 0.5,1
+  --flex 1:1,3:3 --seeds N --jobs N``).
 * **sweep** — ``--sweep`` runs the experiments under a screening design of the readings of the
   rules the paper leaves open (``_ar_sweep.py``; ``--reading`` and ``--profile`` set one
   reading, ``simcore/reservations/reading.py``).
