@@ -140,3 +140,39 @@ def serve_brute(requests, pes: int, policy: str) -> list[tuple[int, bool, int | 
         assert avail.add(start, start + r.duration, set(ids))
         out.append((r.id, True, start, ids))
     return out
+
+
+def offline_optimum_brute(requests, pes: int) -> int:
+    """The most requests any schedule accepts when all are known in advance: every request
+    rejected or started at some t_s in [t_r, t_dl − t_du], at no instant more than ``pes`` PEs
+    in use (integer times; exhaustive search, small instances only)."""
+    valid = [
+        r
+        for r in requests
+        if r.duration >= 1
+        and 1 <= r.pes <= pes
+        and r.ready >= r.arrival
+        and r.deadline >= r.ready + r.duration
+    ]
+    horizon = max((r.deadline for r in valid), default=0)
+    used = [0] * (horizon + 1)
+    best = 0
+
+    def go(k: int, accepted: int) -> None:
+        nonlocal best
+        best = max(best, accepted)
+        if k == len(valid) or accepted + len(valid) - k <= best:
+            return
+        r = valid[k]
+        for s in range(r.ready, r.deadline - r.duration + 1):
+            span = range(s, s + r.duration)
+            if all(used[t] + r.pes <= pes for t in span):
+                for t in span:
+                    used[t] += r.pes
+                go(k + 1, accepted + 1)
+                for t in span:
+                    used[t] -= r.pes
+        go(k + 1, accepted)
+
+    go(0, 0)
+    return best

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import Any
 from schedbench.bench._io import atomic_write
 from schedbench.bench.reproduce._ar_findings import Samples, axis_position, findings
 from schedbench.bench.reproduce._intervals import INCONCLUSIVE, NO, YES
-from schedbench.bench.reproduce._pool import map_ordered
+from schedbench.bench.reproduce._pool import cost_line, map_ordered
 from schedbench.instances.ar_workload import PAPER_PES, generate_ar_requests
 from schedbench.simcore.reservations.driver import serve
 from schedbench.simcore.reservations.fit import get_fit_policy
@@ -190,7 +189,11 @@ def _best_guess(judged: dict[Reading, list[dict[str, Any]]]) -> Reading:
 
 
 def sweep(
-    args: argparse.Namespace, cfg: dict[str, Any], experiments: dict[str, list[Any]], began: float
+    args: argparse.Namespace,
+    cfg: dict[str, Any],
+    experiments: dict[str, list[Any]],
+    began: float,
+    began_cpu: float = 0.0,
 ) -> int:
     """The sweep (module docstring): screening design, confirmation reading, tables."""
     out = Path(
@@ -229,7 +232,7 @@ def sweep(
     _print_table(judged, names, guess)
     print(
         f"\nwrote {out}/sweep.csv, sweep_readings.csv, sweep_effects.csv in "
-        f"{time.perf_counter() - began:.0f} s"
+        f"{cost_line(began, began_cpu)}"
     )
     return 0
 

@@ -24,7 +24,10 @@ Two forms:
   ``fig7_slowdown_flex.png`` and ``fig_offline_ratio.png``, ``seeds.csv`` (every stream's
   numbers) and ``agreement.csv`` (finding, paper, ours, interval, agree, reason: each finding
   judged yes / no / inconclusive on 95 % intervals over seeds, ``_ar_findings.py``), also
-  printed. Grids are options (``--umed 5,6,7 --af 0.5,1 --flex 1:1,3:3 --seeds N --jobs N``).
+  printed; ``gap.csv`` and ``gap_windows.csv`` (each policy's acceptance gap to the proven
+  offline optimum on ``--gap-windows`` windows of ``--gap-size`` requests of every stream,
+  ``_ar_gap.py``), printed as a table and drawn in ``fig_offline_gap.png``. Grids are options (``--umed 5,6,7 --af 0.5,1
+  --flex 1:1,3:3 --seeds N --jobs N``).
 * **sweep** — ``--sweep`` runs the experiments under a screening design of the readings of the
   rules the paper leaves open (``_ar_sweep.py``; ``--reading`` and ``--profile`` set one
   reading, ``simcore/reservations/reading.py``).
@@ -59,7 +62,7 @@ from schedbench.bench.reproduce._ar_findings import (
     findings,
     summary_counts,
 )
-from schedbench.bench.reproduce._pool import map_ordered
+from schedbench.bench.reproduce._pool import cost_line, cpu_seconds, map_ordered
 from schedbench.instances import datasets
 from schedbench.instances.ar_workload import (
     PAPER_PES,
@@ -115,8 +118,26 @@ RESULT_COLUMNS = (
 LABELS = {name: get_fit_policy(name).label for name in PAPER_POLICIES}
 
 #: --quick: every experiment, fewer and shorter streams, short offline bounds.
-QUICK = {"seeds": 5, "jobs": 3000, "bound_jobs": 60, "bound_time": 2.0}
-FULL = {"seeds": 10, "jobs": 10_000, "bound_jobs": 100, "bound_time": 10.0}
+#: gap_*: the policies' gap to the proven offline optimum on windows of every stream
+#: (``_ar_gap.py``): windows per stream, requests per window, CP-SAT seconds per window.
+QUICK = {
+    "seeds": 5,
+    "jobs": 3000,
+    "bound_jobs": 60,
+    "bound_time": 2.0,
+    "gap_windows": 2,
+    "gap_size": 60,
+    "gap_time": 2.0,
+}
+FULL = {
+    "seeds": 10,
+    "jobs": 10_000,
+    "bound_jobs": 100,
+    "bound_time": 10.0,
+    "gap_windows": 3,
+    "gap_size": 80,
+    "gap_time": 10.0,
+}
 
 
 # ---------------------------------------------------------------------------------- options
@@ -216,6 +237,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     exp.add_argument(
         "--bound-time", type=float, help="CP-SAT seconds per offline optimum (quick 2, full 10)"
+    )
+    exp.add_argument(
+        "--gap-windows",
+        type=int,
+        help="windows per stream on which the policies' gap to the proven offline optimum is "
+        "measured (0: none; quick 2, full 3)",
+    )
+    exp.add_argument("--gap-size", type=int, help="requests per gap window (quick 60, full 80)")
+    exp.add_argument(
+        "--gap-time", type=float, help="CP-SAT seconds per gap window (quick 2, full 10)"
     )
     exp.add_argument(
         "--model",
@@ -425,6 +456,10 @@ class Task:
     reading: Reading = PINNED
     #: also serve every policy with the other T_end convention (the agreement table quotes it)
     sensitivity: bool = False
+    #: windows per stream, requests per window, CP-SAT seconds per window (``_ar_gap.py``)
+    gap_windows: int = 0
+    gap_size: int = 0
+    gap_time: float = 10.0
 
 
 def run_task(task: Task) -> dict[str, Any]:
@@ -463,7 +498,21 @@ def run_task(task: Task) -> dict[str, Any]:
         "serve_s": timings,
         "bound": None,
         "sensitivity": None,
+        "gaps": None,
     }
+    if task.gap_windows > 0 and task.gap_size > 0:
+        from schedbench.bench.reproduce._ar_gap import stream_gaps
+
+        out["gaps"] = stream_gaps(
+            requests,
+            PAPER_PES,
+            task.policies,
+            count=task.gap_windows,
+            size=task.gap_size,
+            reading=task.reading,
+            time_limit_s=task.gap_time,
+            seed=task.seed,
+        )
     if task.sensitivity:
         other = 0 if task.reading.unbounded_end == UNBOUNDED_END else UNBOUNDED_END
         flipped = replace(task.reading, unbounded_end=other)
@@ -518,6 +567,12 @@ def _check(args: argparse.Namespace, defaults: dict[str, Any]) -> dict[str, Any]
         raise ConfigError(f"--bound-jobs: expected an integer >= 0, got {cfg['bound_jobs']}")
     if not cfg["bound_time"] > 0:
         raise ConfigError(f"--bound-time: expected seconds > 0, got {cfg['bound_time']}")
+    for key in ("gap_windows", "gap_size"):
+        if cfg[key] < 0:
+            flag = "--" + key.replace("_", "-")
+            raise ConfigError(f"{flag}: expected an integer >= 0, got {cfg[key]}")
+    if not cfg["gap_time"] > 0:
+        raise ConfigError(f"--gap-time: expected seconds > 0, got {cfg['gap_time']}")
     if args.workers < 1:
         raise ConfigError(f"--workers: expected an integer >= 1, got {args.workers}")
     for u in args.umed:
@@ -561,6 +616,9 @@ def make_tasks(
             args.runtime_map,
             reading,
             sensitivity and s == BASE,
+            cfg.get("gap_windows", 0),
+            cfg.get("gap_size", 0),
+            cfg.get("gap_time", 10.0),
         )
         for s in unique
         for seed in range(1, cfg["seeds"] + 1)
@@ -578,7 +636,7 @@ def judge_grid(
     """The findings' verdicts on a grid of settings, ``seeds`` streams of ``jobs`` requests per
     point, no offline bound (what the quick-against-full comparison runs)."""
     args = argparse.Namespace(model="typeless", runtime_map="ceil")
-    cfg = {"seeds": seeds, "jobs": jobs, "bound_jobs": 0, "bound_time": 1.0}
+    cfg = {"seeds": seeds, "jobs": jobs, "bound_jobs": 0, "bound_time": 1.0, "gap_windows": 0}
     tasks = make_tasks(experiments, cfg, policies, args, reading, sensitivity=False)
     by_setting: dict[Setting, list[dict[str, Any]]] = {}
     for item in run_tasks(tasks, workers):
@@ -587,21 +645,23 @@ def judge_grid(
 
 
 def _experiment(args: argparse.Namespace) -> int:
-    began = time.perf_counter()
+    began, began_cpu = time.perf_counter(), cpu_seconds()
     cfg = _check(args, QUICK if args.quick else FULL)
     experiments = _settings(args)
     reading = _reading(args)
     if args.sweep:
         from schedbench.bench.reproduce._ar_sweep import sweep
 
-        return sweep(args, cfg, experiments, began)
+        return sweep(args, cfg, experiments, began, began_cpu)
     out = Path(args.out or ("results/reproduce/ar-quick" if args.quick else "results/reproduce/ar"))
     tasks = make_tasks(experiments, cfg, args.policies, args, reading)
     unique = {t.setting for t in tasks}
     print(
         f"ar: {len(unique)} settings x {cfg['seeds']} seeds x {cfg['jobs']} requests, "
         f"{len(args.policies)} policies; offline optimum on the first {cfg['bound_jobs']} "
-        f"requests ({cfg['bound_time']:g} s each); {args.workers} worker(s)"
+        f"requests ({cfg['bound_time']:g} s each); gap to the proven optimum on "
+        f"{cfg['gap_windows']} windows of {cfg['gap_size']} requests per stream "
+        f"({cfg['gap_time']:g} s each); {args.workers} worker(s)"
         + ("" if reading == PINNED else f"; reading {reading.label()}"),
         file=sys.stderr,
     )
@@ -625,12 +685,37 @@ def _experiment(args: argparse.Namespace) -> int:
     found = agreement(samples, args.policies, sensitivity, reading.unbounded_end)
     _write_csv(out / "agreement.csv", AGREEMENT_COLUMNS, found)
     _print_agreement(found)
-    elapsed = time.perf_counter() - began
+    figures += _write_gaps(experiments, by_setting, args.policies, out)
     print(
-        f"\nwrote {out}/results.csv, details.csv, bounds.csv, seeds.csv, agreement.csv and "
-        f"{len(figures)} figures in {elapsed:.0f} s"
+        f"\nwrote {out}/results.csv, details.csv, bounds.csv, seeds.csv, agreement.csv, "
+        f"gap.csv, gap_windows.csv and {len(figures)} figures in {cost_line(began, began_cpu)}"
     )
     return 0
+
+
+def _write_gaps(
+    experiments: dict[str, list[Setting]],
+    by_setting: dict[Setting, list[dict[str, Any]]],
+    policies: Sequence[str],
+    out: Path,
+) -> list[Path]:
+    """``gap_windows.csv``, ``gap.csv``, the printed gap table and ``fig_offline_gap.png``
+    (``_ar_gap.py``); the CSVs hold only their header when no window was measured."""
+    from schedbench.bench.reproduce import _ar_gap as gap
+
+    _write_csv(out / "gap_windows.csv", gap.WINDOW_COLUMNS, gap.window_rows(by_setting, policies))
+    rows = gap.gap_rows(experiments, by_setting, policies)
+    _write_csv(out / "gap.csv", gap.GAP_COLUMNS, rows)
+    if not rows:
+        return []
+    print(
+        "\nAcceptance gap to the proven offline optimum on windows (optimum - accepted) / "
+        "requests, mean [95 % interval] over the proven windows; every policy replays the "
+        "window from an empty machine:"
+    )
+    print(gap.gap_table(rows, LABELS))
+    path = out / "fig_offline_gap.png"
+    return [path] if gap.draw_gap(rows, LABELS, path) else []
 
 
 def _fmt(x: Any) -> Any:

@@ -42,6 +42,7 @@ import itertools
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from schedbench.simcore.errors import InvalidDecisionError
@@ -121,6 +122,16 @@ class Allocation:
     @property
     def pe_ids(self) -> list[int]:
         return ids_of(self.mask)
+
+
+@lru_cache(maxsize=256)
+def _fast(reading: Reading) -> bool:
+    """Whether ``reading`` serves as the pinned rules but for ``unbounded_end`` and
+    ``latest_start``, which :meth:`SlotStructure.find`'s fast path takes as arguments (cached:
+    it is asked once per request)."""
+    return reading.serving() == Reading(
+        unbounded_end=reading.unbounded_end, latest_start=reading.latest_start
+    )
 
 
 class SlotStructure:
@@ -305,9 +316,7 @@ class SlotStructure:
         given, sets every open rule at once and overrides the two switches."""
         if n_pe < 1 or n_pe > self.pes or duration < 1:
             return None
-        if reading is not None and reading.serving() != Reading(
-            unbounded_end=reading.unbounded_end, latest_start=reading.latest_start
-        ):
+        if reading is not None and not _fast(reading):
             return self._find_read(ready, duration, deadline, n_pe, now, policy, reading)
         if reading is not None:
             latest_start, unbounded_end = reading.latest_start, reading.unbounded_end
@@ -366,8 +375,19 @@ class SlotStructure:
         pick = highest if reading.pe_ids == "highest" else lowest
         measure = policy.measure
         feasible: list[tuple[int, int, int]] = []  # (start, free, n_free)
+        times, busy, all_pes = self.times, self.busy, self._all
+        n = len(times)
+        first = 0  # the first record overlapping [t, t + t_du): one forward walk, as in find
         for t in self.candidates(ready, duration, last_end, latest_start=reading.latest_start):
-            free = self.free_over(t, t + duration)
+            while first + 1 < n and times[first + 1] <= t:
+                first += 1
+            held = 0
+            k = first
+            end = t + duration
+            while k < n and times[k] < end:
+                held |= busy[k]
+                k += 1
+            free = all_pes & ~held
             n_free = free.bit_count()
             if n_free < n_pe:
                 continue

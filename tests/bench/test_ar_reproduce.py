@@ -127,6 +127,12 @@ def test_a_small_experiment_writes_results_figures_and_agreement(tmp_path, capsy
         "15",
         "--bound-time",
         "1",
+        "--gap-windows",
+        "1",
+        "--gap-size",
+        "15",
+        "--gap-time",
+        "1",
         "--workers",
         "1",
     ]
@@ -147,6 +153,7 @@ def test_a_small_experiment_writes_results_figures_and_agreement(tmp_path, capsy
         "fig_offline_ratio.png",
         "details.csv",
         "bounds.csv",
+        "gap.csv",
     ):
         assert (out / name).stat().st_size > 0
     agreement = rows(out / "agreement.csv")
