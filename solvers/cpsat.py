@@ -342,7 +342,16 @@ class CPSATSolver(BaseSolver):
                 if limit(k) < low:
                     continue
                 found = self._slice(
-                    cp_model, data, k, exact[k], low, min(upper, limit(k)), budget, clock, deadline, work
+                    cp_model,
+                    data,
+                    k,
+                    exact[k],
+                    low,
+                    min(upper, limit(k)),
+                    budget,
+                    clock,
+                    deadline,
+                    work,
                 )
                 counters["solves"] += 1
                 if found is None:  # out of time, unproven

@@ -104,9 +104,7 @@ def test_sliced_search_finds_the_exhaustive_optimum(seed):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_sliced_search_on_random_problems_with_forced_jobs(seed):
-    problem = random_problem(
-        seed, 12, 3, 1, objectives_are_demands=False, must_include=seed % 3
-    )
+    problem = random_problem(seed, 12, 3, 1, objectives_are_demands=False, must_include=seed % 3)
     got = CPSATSolver().solve(problem, Budget(30))
     want = ExhaustiveSolver().solve(problem, Budget(30))
     assert got.status == want.status == Status.OPTIMAL
