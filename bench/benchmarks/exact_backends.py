@@ -1,6 +1,6 @@
 """Exact backends side by side, in one run.
 
-    python bench/benchmarks/exact_backends.py [--quick] [--budget S] [--parts abc]
+    python bench/benchmarks/exact_backends.py [--quick] [--budget S] [--parts abc] [--seed N]
 
 (a) Single-objective 2-resource knapsacks on Theta-like windows (w = 50): the weighted objective
     (50/50 utilisations, made integral as in ``solvers.scalarised``) and the constrained-BB
@@ -17,8 +17,11 @@
       either layout, ``read_knapsack_collection``) by ``cpsat`` and ``mip-highs``, 15 s each:
       proven, equal to the published optimum, median / worst latency, CPU seconds.
     * STAND-INS for mknapcb1 (labelled; never the real file): ``chu_beasley`` instances (Chu &
-      Beasley's recipe, n = 100, m = 5) at tightness 0.25 / 0.5 / 0.75, our seeds; no published
-      optimum, so the two backends are checked against each other where both prove.
+      Beasley's recipe, n = 100, m = 5), ten at each tightness 0.25 / 0.5 / 0.75 (two with
+      ``--quick``), drawn FRESH each run from the run's seed (printed; ``--seed N`` replays the
+      run); no published optimum, so the backends (``cpsat``, ``cpsat[slices=False]``: the
+      whole-model solve, and ``bnb``) are checked against each other where two or more prove.
+      Ledger row 4.2; ``--parts m`` runs them alone.
     * Zitzler-Thiele fronts within 30 s: ``knapsack.100.2`` and ``knapsack.250.2`` with their
       published ``.pareto`` fronts when present, and a STAND-IN ``zitzler_thiele(seed=0,
       n=250)`` whose exact front is computed here by two exact methods (cpsat's two-phase
@@ -26,8 +29,10 @@
       (compiled branch and bound, 1 and 2 workers), ``cpsat`` (ε, the
       old behaviour; 1 and 2 workers), ``cpsat[method=two-phase]`` (1 and 2 workers),
       ``mip-highs`` (old) and ``mip-highs[second_stage=lazy]``: points found, status, wall and
-      CPU seconds, and the anytime IGD+ curve at 1, 2, 5, 10, 20, 30 s. Then ``bnb`` on
-      freshly drawn recipe instances (seeds 1, 2): status, points, wall and CPU s, worst case.
+      CPU seconds, and the anytime IGD+ curve at 1, 2, 5, 10, 20, 30 s. Then ``bnb`` (one and
+      two walks) on five recipe instances drawn FRESH from the run's seed: status, points, wall
+      and CPU s, worst case and median, the two runs' fronts compared (ledger row 4.6; ``--parts
+      f`` runs them alone).
     * The Chu-Beasley and OR-Library rows include ``bnb`` next to ``cpsat`` and ``mip-highs``.
     The load average is printed: the 2-core machine is shared, so CPU seconds are the steadier
     figure.
