@@ -126,3 +126,11 @@ def test_sliced_search_out_of_time_is_a_feasible_timeout():
     assert got.selected  # the greedy incumbent at least
     assert problem.fits(problem.usage(list(got.selected)))
     assert got.stats["bound"] >= got.objectives[0]
+
+
+def test_slices_parameter_must_be_a_bool():
+    from schedbench.simcore.errors import SolverParameterError
+
+    with pytest.raises(SolverParameterError, match="slices"):
+        CPSATSolver(slices="yes")  # type: ignore[arg-type]
+    assert "slices=False" in CPSATSolver(slices=False).id
