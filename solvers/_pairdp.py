@@ -764,6 +764,65 @@ def trace_back(
 
 
 @njit(cache=True)
+def witness_rest(
+    out: np.ndarray,
+    pos: int,
+    n: int,
+    s: int,
+    u: int,
+    dense: np.ndarray,
+    other: np.ndarray,
+    keys: np.ndarray,
+    start: np.ndarray,
+    first: int,
+    sb: int,
+) -> tuple[int, int, int]:  # pragma: no cover
+    """The jobs after ``pos`` of a front point the coupled bound found (``dp._witness_selection``):
+    the list entry (n, s) traced back through the suffix lists (an entry present in the next
+    suffix's list is reached without the job), then a subset of the other-free jobs summing to
+    the dense sum u (a subset-sum table, then back). Sets ``out``; returns what is left of
+    (n, s, u): all zero when the witness rebuilds."""
+    w = dense.size
+    for j in range(pos + 1, w):
+        if other[j] == 0 or (n == 0 and s == 0):
+            continue
+        r = j + 1 - first
+        key = (s << sb) + n
+        lo = start[r]
+        hi = start[r + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < start[r + 1] and keys[lo] == key:
+            continue  # reached without job j
+        out[j] = True
+        n -= dense[j]
+        s -= other[j]
+    free = np.empty(w, dtype=np.int64)
+    nf = 0
+    for j in range(pos + 1, w):
+        if other[j] == 0 and 0 < dense[j] <= u:
+            free[nf] = j
+            nf += 1
+    if u < 0:
+        return n, s, u
+    reach = np.zeros((nf + 1, u + 1), dtype=np.bool_)
+    reach[0, 0] = True
+    for k in range(nf):
+        d = dense[free[k]]
+        for x in range(u + 1):
+            reach[k + 1, x] = reach[k, x] or (x >= d and reach[k, x - d])
+    for k in range(nf, 0, -1):
+        if not reach[k - 1, u]:
+            out[free[k - 1]] = True
+            u -= dense[free[k - 1]]
+    return n, s, u
+
+
+@njit(cache=True)
 def front_of_keys(keys: np.ndarray, shift: int) -> np.ndarray:  # pragma: no cover
     """Indices of the maximal states of a sorted key array."""
     mask = (1 << shift) - 1
