@@ -257,7 +257,9 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
             lat = np.array([d.latency_s for d in decisions])
             med, worst = float(np.median(lat)), float(lat.max())
             if sid == engines[0]:
-                slowest.append(f"w={w}: {describe_window(windows[w], decisions, int(lat.argmax()))}")
+                slowest.append(
+                    f"w={w}: {describe_window(windows[w], decisions, int(lat.argmax()))}"
+                )
                 for i, d in enumerate(decisions):
                     if d.status != Status.OPTIMAL:
                         slowest.append(
