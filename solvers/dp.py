@@ -271,6 +271,30 @@ class DPSolver(BaseSolver):
         )
 
 
+def pair_front_selections(
+    problem: SelectionProblem, max_states: int, clock: Clock
+) -> tuple[list[list[int]], bool] | None:
+    """The front of the compiled two-resource pass (``_kernel_pair_dp``) with at most
+    ``max_states`` states per layer: (one feasible selection per point, whether the pass proved
+    the front exact); None when the problem does not suit it (two integral resources whose
+    demands are the two objectives). For other solvers that want a bounded DP front as a seed
+    (``moo``'s ``dp_states``)."""
+    if problem.K != 2 or problem.M != 2 or sorted(problem.objective_resource) != [0, 1]:
+        return None
+    limit = problem.capacities + capacity_slack(problem.capacities)
+    result = _kernel_pair_dp(
+        problem.demands,
+        limit,
+        _pair_order(problem.demands, limit),
+        np.asarray(problem.objective_resource),
+        clock,
+        max_states,
+    )
+    if result is None:
+        return None
+    return result.selections, result.status == Status.OPTIMAL
+
+
 def _single_bnb(
     demands: np.ndarray, limit: np.ndarray, values: np.ndarray, clock: Clock, max_states: int
 ) -> _Result:

@@ -241,6 +241,51 @@ def describe_window(problems: list[SelectionProblem], decisions: list, i: int) -
     )
 
 
+def retime(
+    windows: dict[int, list[SelectionProblem]], solvers: dict, main_id: str, anchors: list[str]
+) -> dict[int, dict[str, tuple[float, float, float]]]:
+    """``main_id`` and its anchors re-timed at w = 100 and 200 (ms: median, worst, CPU median)."""
+    # Re-timed, alternating dp and its anchors window by window (3 rounds, the least per
+    # window; wall latency and, beside it, CPU time of the thread): the load of a shared machine
+    # then hits all alike. Anchors: the bounds before the coupled bound, the per-layer path.
+    retimed: dict[int, dict[str, tuple[float, float, float]]] = {}
+    for w in (100, 200):
+        best: dict[str, list[float]] = {sid: [] for sid in (main_id, *anchors)}
+        cpu: dict[str, list[float]] = {sid: [] for sid in best}
+        for p in windows[w]:
+            for sid in best:
+                walls: list[float] = []
+                used: list[float] = []
+                for _ in range(3):
+                    start = time.thread_time()
+                    walls.append(timed_solve(solvers[sid], p, BUDGET).latency_s)
+                    used.append(time.thread_time() - start)
+                best[sid].append(min(walls) * 1e3)
+                cpu[sid].append(min(used) * 1e3)
+        med = float(np.median(best[main_id]))
+        retimed[w] = {
+            sid: (float(np.median(best[sid])), max(best[sid]), float(np.median(cpu[sid])))
+            for sid in best
+        }
+        parts = [
+            f"w={w} re-timed (least of 3 per window): {main_id} median {med:.2f} ms, worst "
+            f"{max(best[main_id]):.1f} ms (CPU median {np.median(cpu[main_id]):.2f} ms)"
+        ]
+        for sid in anchors:
+            anchor = float(np.median(best[sid]))
+            parts.append(
+                f"{sid} median {anchor:.2f} ms, worst {max(best[sid]):.1f} ms (CPU median "
+                f"{np.median(cpu[sid]):.2f} ms; median {anchor / med:.2f}x dp's)"
+            )
+        if w == 100:
+            parts.append(
+                f"dp vs the quoted compiled bounded sparse DP {DP_COMPILED_REF_MS} ms: "
+                f"{med / DP_COMPILED_REF_MS:.2f}x (target <= 2x)"
+            )
+        print("; ".join(parts))
+    return retimed
+
+
 def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> None:
     print(f"\n(a) dp, exact Pareto front; {len(windows[WINDOWS[0]])} windows per w; in-process")
     solvers = {e: make_solver(*parse_solver_id(e)) for e in engines}
@@ -311,45 +356,7 @@ def dp_part(windows: dict[int, list[SelectionProblem]], engines: list[str]) -> N
     for line in (s for s in slowest if s[0] == " "):
         print(line)
     main_id = engines[0]
-    # Re-timed, alternating dp and its anchors window by window (3 rounds, the least per
-    # window; wall latency and, beside it, CPU time of the thread): the load of a shared machine
-    # then hits all alike. Anchors: the bounds before the coupled bound, the per-layer path.
-    anchors = [e for e in engines[1:3] if e in solvers]
-    retimed: dict[int, dict[str, tuple[float, float, float]]] = {}
-    for w in (100, 200):
-        best: dict[str, list[float]] = {sid: [] for sid in (main_id, *anchors)}
-        cpu: dict[str, list[float]] = {sid: [] for sid in best}
-        for p in windows[w]:
-            for sid in best:
-                walls: list[float] = []
-                used: list[float] = []
-                for _ in range(3):
-                    start = time.thread_time()
-                    walls.append(timed_solve(solvers[sid], p, BUDGET).latency_s)
-                    used.append(time.thread_time() - start)
-                best[sid].append(min(walls) * 1e3)
-                cpu[sid].append(min(used) * 1e3)
-        med = float(np.median(best[main_id]))
-        retimed[w] = {
-            sid: (float(np.median(best[sid])), max(best[sid]), float(np.median(cpu[sid])))
-            for sid in best
-        }
-        parts = [
-            f"w={w} re-timed (least of 3 per window): {main_id} median {med:.2f} ms, worst "
-            f"{max(best[main_id]):.1f} ms (CPU median {np.median(cpu[main_id]):.2f} ms)"
-        ]
-        for sid in anchors:
-            anchor = float(np.median(best[sid]))
-            parts.append(
-                f"{sid} median {anchor:.2f} ms, worst {max(best[sid]):.1f} ms (CPU median "
-                f"{np.median(cpu[sid]):.2f} ms; median {anchor / med:.2f}x dp's)"
-            )
-        if w == 100:
-            parts.append(
-                f"dp vs the quoted compiled bounded sparse DP {DP_COMPILED_REF_MS} ms: "
-                f"{med / DP_COMPILED_REF_MS:.2f}x (target <= 2x)"
-            )
-        print("; ".join(parts))
+    retimed = retime(windows, solvers, main_id, [e for e in engines[1:3] if e in solvers])
     print(
         "anchors: prior value = the figure a target was set against (another machine and window "
         "seeds: a ratio, not a "
@@ -519,6 +526,10 @@ def moo_part(
     methods["moo[corner=0] 50 ms (converges)"] = make_solver(
         "moo", {"time_limit_s": 0.05, "corner": 0}
     )
+    # Side by side: the search alone, without dp's capped pass (``dp_states=0``).
+    methods["moo[dp_states=0] anytime 50 ms"] = make_solver(
+        "moo", {"time_limit_s": 0.05, "anytime": True, "dp_states": 0}
+    )
     for s in methods.values():
         warm_up(s)
     results: dict[tuple[str, int], tuple[float, float, float]] = {}
@@ -639,6 +650,8 @@ def record_moo_verdicts(results: dict, worst: dict, with_nsga2: bool) -> None:
         + " at w=20/50/100",
         f"`moo[anytime=true]` **{shares(anytime)}**; converging `moo` 50 ms "
         f"{shares('moo 50 ms (converges)')}",
+        f"`moo[dp_states=0]` (the search alone) anytime same run "
+        f"{shares('moo[dp_states=0] anytime 50 ms')}; "
         f"`moo[corner=0]` anytime same run {shares('moo[corner=0] anytime 50 ms')}; prior value "
         + " / ".join(f"{100 * MOO_TODAY_SHARE[w]:.0f}" for w in ws)
         + " %",
