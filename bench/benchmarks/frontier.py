@@ -743,6 +743,11 @@ def main(argv: list[str] | None = None) -> int:
         help="which parts to run (default both; g: only part (b)'s ga latency block)",
     )
     parser.add_argument("--only-dp", action="store_true", help="part (a) only (= --part a)")
+    parser.add_argument(
+        "--no-nsga2",
+        action="store_true",
+        help="part (b) without the NSGA-II anchor (seconds per window: long with dozens of windows)",
+    )
     parser.add_argument("--rss-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rss_child:
@@ -779,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
             "b",
             lambda: moo_part(
                 windows,
-                with_nsga2=not args.quick,
+                with_nsga2=not (args.quick or args.no_nsga2),
                 seed=seed,
                 ga_windows=None if args.quick else 20,
             ),
