@@ -250,6 +250,7 @@ def couple_lists(
     reach = np.zeros(cap_a + 1, dtype=np.bool_)
     reach[0] = True
     hist = np.zeros(cap_a + 2, dtype=np.int64)
+    changed = True  # the other-free jobs' reachable sums changed since the last counts row
     for i in range(w, first - 1, -1):
         if i < w:
             n = dense[i]
@@ -278,17 +279,22 @@ def couple_lists(
                         cur = cur[:c].copy()
             elif 0 < n <= cap_a:
                 for x in range(cap_a, n - 1, -1):
-                    if reach[x - n]:
+                    if reach[x - n] and not reach[x]:
                         reach[x] = True
+                        changed = True
         r = i - first
         room[r] = ra
         parts.append(cur)
         row = counts[r]
-        acc = 0
-        for x in range(cap_a + 1):
-            if reach[x]:
-                acc += 1
-            row[x + 1] = acc
+        if changed:
+            acc = 0
+            for x in range(cap_a + 1):
+                if reach[x]:
+                    acc += 1
+                row[x + 1] = acc
+            changed = False
+        else:  # the same sums as the next suffix's row (built just before this one)
+            row[:] = counts[r + 1]
     total = 0
     for p in parts:
         total += p.size
