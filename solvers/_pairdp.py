@@ -250,6 +250,7 @@ def couple_lists(
     reach = np.zeros(cap_a + 1, dtype=np.bool_)
     reach[0] = True
     hist = np.zeros(cap_a + 2, dtype=np.int64)
+    changed = True  # the other-free jobs' reachable sums changed since the last counts row
     for i in range(w, first - 1, -1):
         if i < w:
             n = dense[i]
@@ -278,17 +279,22 @@ def couple_lists(
                         cur = cur[:c].copy()
             elif 0 < n <= cap_a:
                 for x in range(cap_a, n - 1, -1):
-                    if reach[x - n]:
+                    if reach[x - n] and not reach[x]:
                         reach[x] = True
+                        changed = True
         r = i - first
         room[r] = ra
         parts.append(cur)
         row = counts[r]
-        acc = 0
-        for x in range(cap_a + 1):
-            if reach[x]:
-                acc += 1
-            row[x + 1] = acc
+        if changed:
+            acc = 0
+            for x in range(cap_a + 1):
+                if reach[x]:
+                    acc += 1
+                row[x + 1] = acc
+            changed = False
+        else:  # the same sums as the next suffix's row (built just before this one)
+            row[:] = counts[r + 1]
     total = 0
     for p in parts:
         total += p.size
@@ -442,14 +448,14 @@ def pair_run(
         job_o = other[pos]
         add = (job_a << shift) + job_o
         # -- merge: the states, and those that can take the job, as two sorted runs ----------
-        fit = np.empty(n, dtype=np.int64)
+        fit = np.empty(n, dtype=np.int32)
         m = 0
         for i in range(n):
             if (keys[i] >> shift) + job_a <= cap_a and (keys[i] & mask) + job_o <= cap_o:
                 fit[m] = i
                 m += 1
         merged = np.empty(n + m, dtype=np.int64)
-        parent = np.empty(n + m, dtype=np.int64)
+        parent = np.empty(n + m, dtype=np.int32)
         i = 0
         j = 0
         k = 0
@@ -471,11 +477,8 @@ def pair_run(
         suffix = pos + 1
         keep = np.ones(k, dtype=np.bool_)
         if k >= prune_from:
-            ua = np.empty(k, dtype=np.int64)
-            uo = np.empty(k, dtype=np.int64)
-            for t in range(k):
-                ua[t] = merged[t] >> shift
-                uo[t] = merged[t] & mask
+            # A state's usage is read from its key ((dense << shift) + other) where needed: no
+            # per-state usage arrays (at w = 200 a layer can hold a million states).
             # The suffix's prefix maximum of ``exact`` (``most``: the largest other sum of a
             # subset with dense sum <= x), computed per layer (cheaper than a stored table).
             erow = exact[suffix]
@@ -487,14 +490,16 @@ def pair_run(
             # Same dense usage, other usage b < b' (next key): (n, b') dominates (n, b) when b'
             # plus the most the remaining jobs can add within the dense room still fits.
             for t in range(k - 1):
-                if ua[t + 1] == ua[t] and uo[t + 1] + mrow[cap_a - ua[t + 1]] <= cap_o:
+                if (merged[t + 1] >> shift) == (merged[t] >> shift) and (
+                    merged[t + 1] & mask
+                ) + mrow[cap_a - (merged[t + 1] >> shift)] <= cap_o:
                     keep[t] = False
             if weighted:
                 best_t = -1
                 best_v = -np.inf
                 for t in range(k):
                     if keep[t]:
-                        v = c0 * ua[t] + c1 * uo[t]
+                        v = c0 * (merged[t] >> shift) + c1 * (merged[t] & mask)
                         if v > best_v:
                             best_v = v
                             best_t = t
@@ -513,16 +518,16 @@ def pair_run(
                         continue
                     # The largest reachable dense increment x whose least other sum fits (a
                     # few steps down from the largest reachable: an upper bound of it).
-                    x = rrow[cap_a - ua[t]]
-                    room = cap_o - uo[t]
+                    x = rrow[cap_a - (merged[t] >> shift)]
+                    room = cap_o - (merged[t] & mask)
                     for _ in range(_SCAN):
                         if x == 0 or lrow[x] <= room:
                             break
                         x = rrow[x - 1]
-                    top = uo[t] + mrow[x]
+                    top = (merged[t] & mask) + mrow[x]
                     if top > cap_o:
                         top = cap_o
-                    if c0 * (ua[t] + x) + c1 * top <= bar:
+                    if c0 * ((merged[t] >> shift) + x) + c1 * top <= bar:
                         keep[t] = False
             else:
                 # Front of the kept states (sorted by key: maximal iff its other usage exceeds
@@ -531,9 +536,9 @@ def pair_run(
                 best = -1
                 count = 0
                 for t in range(k - 1, -1, -1):
-                    if keep[t] and uo[t] > best:
+                    if keep[t] and (merged[t] & mask) > best:
                         on_front[t] = True
-                        best = uo[t]
+                        best = merged[t] & mask
                         count += 1
                 nwit = wit_n[0]
                 cz = np.empty(count + nseed + nwit, dtype=np.int64)
@@ -541,8 +546,8 @@ def pair_run(
                 c = 0
                 for t in range(k):
                     if on_front[t]:
-                        cz[c] = ua[t]
-                        cy[c] = uo[t]
+                        cz[c] = merged[t] >> shift
+                        cy[c] = merged[t] & mask
                         c += 1
                 for s in range(nseed):
                     cz[c] = seed_z[s]
@@ -589,9 +594,9 @@ def pair_run(
                 while t < k:
                     # States of equal dense usage a are adjacent (sorted keys) and share every
                     # window below: per group, the other-usage thresholds; per state, compares.
-                    a = ua[t]
+                    a = merged[t] >> shift
                     g_end = t
-                    while g_end < k and ua[g_end] == a:
+                    while g_end < k and (merged[g_end] >> shift) == a:
                         g_end += 1
                     # Some completion ends beyond z_L (dense value) and fits iff b <= beyond.
                     beyond = -1
@@ -642,7 +647,7 @@ def pair_run(
                     for u in range(t, g_end):
                         if not keep[u] or on_front[u]:
                             continue
-                        b = uo[u]
+                        b = merged[u] & mask
                         if b <= beyond:
                             continue
                         if b <= cover:
@@ -761,6 +766,65 @@ def trace_back(
             out[r, p] = (entry & 1) == 1
             idx = entry >> 1
     return out
+
+
+@njit(cache=True)
+def witness_rest(
+    out: np.ndarray,
+    pos: int,
+    n: int,
+    s: int,
+    u: int,
+    dense: np.ndarray,
+    other: np.ndarray,
+    keys: np.ndarray,
+    start: np.ndarray,
+    first: int,
+    sb: int,
+) -> tuple[int, int, int]:  # pragma: no cover
+    """The jobs after ``pos`` of a front point the coupled bound found (``dp._witness_selection``):
+    the list entry (n, s) traced back through the suffix lists (an entry present in the next
+    suffix's list is reached without the job), then a subset of the other-free jobs summing to
+    the dense sum u (a subset-sum table, then back). Sets ``out``; returns what is left of
+    (n, s, u): all zero when the witness rebuilds."""
+    w = dense.size
+    for j in range(pos + 1, w):
+        if other[j] == 0 or (n == 0 and s == 0):
+            continue
+        r = j + 1 - first
+        key = (s << sb) + n
+        lo = start[r]
+        hi = start[r + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < start[r + 1] and keys[lo] == key:
+            continue  # reached without job j
+        out[j] = True
+        n -= dense[j]
+        s -= other[j]
+    free = np.empty(w, dtype=np.int64)
+    nf = 0
+    for j in range(pos + 1, w):
+        if other[j] == 0 and 0 < dense[j] <= u:
+            free[nf] = j
+            nf += 1
+    if u < 0:
+        return n, s, u
+    reach = np.zeros((nf + 1, u + 1), dtype=np.bool_)
+    reach[0, 0] = True
+    for k in range(nf):
+        d = dense[free[k]]
+        for x in range(u + 1):
+            reach[k + 1, x] = reach[k, x] or (x >= d and reach[k, x - d])
+    for k in range(nf, 0, -1):
+        if not reach[k - 1, u]:
+            out[free[k - 1]] = True
+            u -= dense[free[k - 1]]
+    return n, s, u
 
 
 @njit(cache=True)

@@ -45,7 +45,10 @@ Compiled kernel (``compiled=True``, the default): the two-resource DP above runs
 its layers inside one numba function (``solvers/_pairdp.py``, ``_pair_kernel_note``): integer
 keys ``(dense << shift) + other``, the per-suffix tables built in the kernel, the bounds
 evaluated once per dense value rather than per state, one int32 per kept state for the
-traceback, the clock read every ``_KERNEL_WORK`` merged states. The weighted objective runs in
+traceback, the clock read every ``_KERNEL_WORK`` merged states; a layer's transient arrays
+are its keys, int32 parents and a keep flag (a state's usage is read from its key), about 25
+bytes per merged state (a BB-heavy w = 200 window with 1.3 million states in a layer: 49 MB
+of peak RSS growth, 81 MB with the per-state usage arrays before). The weighted objective runs in
 the same kernel as a branch and bound on its value (``_pair_kernel_note``). One objective with
 positive values on a small two-resource window (Cerberus' CN x BB problem, w <= 24) is solved by
 a compiled depth-first branch and bound (``_single_bnb``). ``compiled=False`` keeps the
@@ -155,6 +158,11 @@ class DPSolver(BaseSolver):
         _pairdp.couple_lists(
             np.array([3, 2], dtype=np.int64), np.array([5, 0], dtype=np.int64), 6, 9, 0, 4, 4
         )
+        _pairdp.witness_rest(
+            np.zeros(2, dtype=np.bool_), 0, 0, 0, 0, np.array([3, 2], dtype=np.int64),
+            np.array([5, 0], dtype=np.int64), np.zeros(1, dtype=np.int64),
+            np.zeros(3, dtype=np.int64), 1, 4,
+        )  # fmt: skip
         rows = suffix_reach(np.array([3, 5], dtype=np.int64), 16, 0)
         counts = nonzero_words(rows)
         keys, _, _, _ = merge_layer(np.zeros(1, dtype=np.int64), 18, 1, 1, 17, 4, 16)
@@ -264,6 +272,30 @@ class DPSolver(BaseSolver):
         return Answer(
             status, result.selections, trace=result.trace, stats=result.stats, notes=notes
         )
+
+
+def pair_front_selections(
+    problem: SelectionProblem, max_states: int, clock: Clock
+) -> tuple[list[list[int]], bool] | None:
+    """The front of the compiled two-resource pass (``_kernel_pair_dp``) with at most
+    ``max_states`` states per layer: (one feasible selection per point, whether the pass proved
+    the front exact); None when the problem does not suit it (two integral resources whose
+    demands are the two objectives). For other solvers that want a bounded DP front as a seed
+    (``moo``'s ``dp_states``)."""
+    if problem.K != 2 or problem.M != 2 or sorted(problem.objective_resource) != [0, 1]:
+        return None
+    limit = problem.capacities + capacity_slack(problem.capacities)
+    result = _kernel_pair_dp(
+        problem.demands,
+        limit,
+        _pair_order(problem.demands, limit),
+        np.asarray(problem.objective_resource),
+        clock,
+        max_states,
+    )
+    if result is None:
+        return None
+    return result.selections, result.status == Status.OPTIMAL
 
 
 def _single_bnb(
@@ -911,8 +943,10 @@ def _kernel_pair_dp(
     else:
         keep = np.flatnonzero(nondominated_mask(points))
     # One selection per point (the first: states before seeds), then back to the caller's order.
-    _, first = np.unique(points[keep], axis=0, return_index=True)
-    selections = [sorted(order[rows[i]].tolist()) for i in keep[np.sort(first)]]
+    first: dict[tuple[int, int], int] = {}
+    for i in keep.tolist():
+        first.setdefault((int(points[i, 0]), int(points[i, 1])), i)
+    selections = [sorted(order[rows[i]].tolist()) for i in first.values()]
     stats = {"states_peak": run.peak, "states_final": run.final, "jobs_processed": run.layers}
     return _Result(run.status, selections, [], stats, run.notes)
 
@@ -1057,31 +1091,7 @@ def _witness_selection(
     if pos > 0:
         out[:pos] = _pairdp.trace_back(memo, offsets, pos, np.array([entry >> 1]))[0]
     out[pos] = bool(entry & 1)
-    keys, start = lists[0], lists[1]
-    for j in range(pos + 1, w):
-        if other[j] == 0 or (n == 0 and s == 0):
-            continue
-        r = j + 1 - first
-        row_keys = keys[start[r] : start[r + 1]]
-        key = (s << sb) + n
-        at = int(np.searchsorted(row_keys, key))
-        if at < row_keys.size and row_keys[at] == key:
-            continue  # reached without job j
-        out[j] = True
-        n -= int(dense[j])
-        s -= int(other[j])
-    # The dense sum u from the other-free jobs after pos (a subset-sum table, then back).
-    free = [j for j in range(pos + 1, w) if other[j] == 0 and 0 < dense[j] <= u]
-    reach = np.zeros((len(free) + 1, u + 1), dtype=bool)
-    reach[0, 0] = True
-    for k, j in enumerate(free):
-        d = int(dense[j])
-        reach[k + 1] = reach[k]
-        reach[k + 1, d:] |= reach[k, : u + 1 - d]
-    for k in range(len(free), 0, -1):
-        if not reach[k - 1, u]:
-            out[free[k - 1]] = True
-            u -= int(dense[free[k - 1]])
+    n, s, u = _pairdp.witness_rest(out, pos, n, s, u, dense, other, lists[0], lists[1], first, sb)
     if n != 0 or s != 0 or u != 0 or out @ dense != z or out @ other != y:
         raise RuntimeError(f"coupled bound: witness {row.tolist()} does not rebuild")  # a bug
     return out
