@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 from schedbench.simcore.solver import warm_up
 from schedbench.solvers.registry import known_solvers, make_solver
@@ -33,7 +34,7 @@ CORE_RUNS: tuple[tuple[str, str, dict[str, object]], ...] = (
         (
             f"locality {scheduler}",
             "locality:jobs=60,nodes=2,days=1,users=3,seed=1",
-            {"policy": scheduler, "options": {"gate_s": 0}},
+            cast(dict[str, object], {"policy": scheduler, "options": {"gate_s": 0}}),
         )
         for scheduler in ("fcfs", "lea-bf", "eft", "lem-bf")
     ),

@@ -40,7 +40,7 @@ def _split(prof: np.ndarray, meta: np.ndarray, t: float, lo: int) -> int:
     P = meta[P_]
     times = prof[0]
     avail = prof[1]
-    i = lo + np.searchsorted(times[lo:P], t)
+    i = lo + int(np.searchsorted(times[lo:P], t))
     if i == P or times[i] != t:
         for m in range(P, i, -1):
             times[m] = times[m - 1]
@@ -135,7 +135,9 @@ def _earlier1(
 
 
 @njit(cache=True)
-def _set_booking(jf: np.ndarray, ji: np.ndarray, meta: np.ndarray, j: int, s: float, e: float):
+def _set_booking(
+    jf: np.ndarray, ji: np.ndarray, meta: np.ndarray, j: int, s: float, e: float
+) -> None:
     jf[BS, j] = s
     jf[BE, j] = e
     if ji[BOOKED, j] == 0:
@@ -216,7 +218,7 @@ def lean_catch_up(
 
 
 @njit(cache=True)
-def _book_new(prof, jf, ji, meta, j: int) -> int:
+def _book_new(prof: np.ndarray, jf: np.ndarray, ji: np.ndarray, meta: np.ndarray, j: int) -> int:
     """Book a job without a booking at its earliest slot (-1: none)."""
     dur = jf[HOLD, j]
     need = jf[NODES, j]
@@ -229,7 +231,7 @@ def _book_new(prof, jf, ji, meta, j: int) -> int:
 
 @njit(cache=True)
 def _growth_since(
-    dirty, D: int, pj: int, suf: np.ndarray, valid: np.ndarray
+    dirty: np.ndarray, D: int, pj: int, suf: np.ndarray, valid: np.ndarray
 ) -> tuple[float, float]:
     """(earliest start, latest end) of the growth recorded after seq ``pj`` (cached per pass
     in ``suf`` until the next growth)."""
@@ -247,7 +249,17 @@ def _growth_since(
 
 
 @njit(cache=True)
-def _move_earlier(prof, dirty, jf, ji, meta, j: int, now: float, suf, valid) -> int:
+def _move_earlier(
+    prof: np.ndarray,
+    dirty: np.ndarray,
+    jf: np.ndarray,
+    ji: np.ndarray,
+    meta: np.ndarray,
+    j: int,
+    now: float,
+    suf: np.ndarray,
+    valid: np.ndarray,
+) -> int:
     """A booked job (booking after now) placed again if free nodes grew where its span could
     reach since it was placed: the new slot (its booking given back, the growth recorded, the
     new span booked in the profile; the caller starts or books it), or -1 (it keeps its
@@ -261,8 +273,8 @@ def _move_earlier(prof, dirty, jf, ji, meta, j: int, now: float, suf, valid) -> 
     P = meta[P_]
     first = 0
     if g0 - dur >= now:
-        first = np.searchsorted(times[:P], g0 - dur, side="right")
-    stop = first + np.searchsorted(times[first:P], s0 if s0 < g1 else g1)
+        first = int(np.searchsorted(times[:P], g0 - dur, side="right"))
+    stop = first + int(np.searchsorted(times[first:P], s0 if s0 < g1 else g1))
     seq = meta[SEQ] + 1
     meta[SEQ] = seq
     ji[PLACED, j] = seq
@@ -282,7 +294,7 @@ def _move_earlier(prof, dirty, jf, ji, meta, j: int, now: float, suf, valid) -> 
 
 
 @njit(cache=True)
-def _room_now(jf, ji, meta, free0: float, now: float) -> float:
+def _room_now(jf: np.ndarray, ji: np.ndarray, meta: np.ndarray, free0: float, now: float) -> float:
     """Nodes free now and not booked now (what a zero-length job may take)."""
     room = free0
     for b in range(meta[B_]):
@@ -293,7 +305,17 @@ def _room_now(jf, ji, meta, free0: float, now: float) -> float:
 
 
 @njit(cache=True)
-def lean_pass(prof, dirty, jf, ji, meta, rest, out, now: float, free0: float):
+def lean_pass(
+    prof: np.ndarray,
+    dirty: np.ndarray,
+    jf: np.ndarray,
+    ji: np.ndarray,
+    meta: np.ndarray,
+    rest: np.ndarray,
+    out: np.ndarray,
+    now: float,
+    free0: float,
+) -> tuple[int, float]:
     """``ConservativeBackfill._lean_pass`` in one call: the jobs to start, in order, in
     ``out[0, :k]`` with their ``backfilled`` flags in ``out[1, :k]``; returns ``k`` and the
     wake-up time (``-inf``: none). ``free0``: the nodes free now; a start takes its nodes."""
@@ -389,7 +411,7 @@ def lean_pass(prof, dirty, jf, ji, meta, rest, out, now: float, free0: float):
 
 
 @njit(cache=True)
-def _wake(jf, ji, meta, now: float) -> float:
+def _wake(jf: np.ndarray, ji: np.ndarray, meta: np.ndarray, now: float) -> float:
     """The earliest booking after now (-inf: none): the pass asks for a wake-up then."""
     B = meta[B_]
     if B == 0:
@@ -407,7 +429,19 @@ def _wake(jf, ji, meta, now: float) -> float:
 
 
 @njit(cache=True)
-def lean_step(prof, dirty, jf, ji, meta, grows, n_grows: int, rest, out, now: float, free0: float):
+def lean_step(
+    prof: np.ndarray,
+    dirty: np.ndarray,
+    jf: np.ndarray,
+    ji: np.ndarray,
+    meta: np.ndarray,
+    grows: np.ndarray,
+    n_grows: int,
+    rest: np.ndarray,
+    out: np.ndarray,
+    now: float,
+    free0: float,
+) -> tuple[int, int, float]:
     """One incremental pass: ``lean_catch_up``, then (if the profile is sound) ``lean_pass``.
     Returns (status, number of starts, wake-up time); status 1: done, 0: the profile is not
     sound (run a from-scratch pass), 2: the arrays need more room for this pass (nothing was

@@ -55,7 +55,7 @@ def _push(t: np.ndarray, d: np.ndarray, p: int, h: int, n: int) -> None:
 
 
 @njit(cache=True)
-def _range_add(t, d, lo: int, hi: int, value: float, n: int) -> None:
+def _range_add(t: np.ndarray, d: np.ndarray, lo: int, hi: int, value: float, n: int) -> None:
     """Add ``value`` to the leaves ``[lo, hi)``."""
     if lo >= hi:
         return
@@ -76,7 +76,7 @@ def _range_add(t, d, lo: int, hi: int, value: float, n: int) -> None:
 
 
 @njit(cache=True)
-def _range_max(t, d, lo: int, hi: int, n: int, h: int) -> float:
+def _range_max(t: np.ndarray, d: np.ndarray, lo: int, hi: int, n: int, h: int) -> float:
     """The largest leaf in ``[lo, hi)`` (``-inf`` when empty)."""
     res = -np.inf
     if lo >= hi:
@@ -98,7 +98,7 @@ def _range_max(t, d, lo: int, hi: int, n: int, h: int) -> float:
 
 
 @njit(cache=True)
-def _set_leaf(t, d, p: int, value: float, n: int, h: int) -> None:
+def _set_leaf(t: np.ndarray, d: np.ndarray, p: int, value: float, n: int, h: int) -> None:
     p += n
     _push(t, d, p, h, n)
     t[p] = value
