@@ -279,11 +279,11 @@ class ConservativeBackfill(Backfiller):
     buffer a booking counted on.
 
     On nodes-only machines (classic lifecycle, whole numbers of nodes) the pass is incremental
-    (:meth:`_lean_pass`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the profile is
-    kept from pass to pass and a booked job is placed again only where free nodes grew since it was
-    last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
-    ``incremental=False``), bit for bit (``tests/simcore/test_conservative_incremental.py``), at 2.5-2.9x
-    its speed on KTH-SP2.
+    (:meth:`_lean_actions`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the
+    profile is kept from pass to pass, in arrays that one compiled call per pass updates
+    (``simcore/_lean_kernels.py``), and a booked job is placed again only where free nodes grew
+    since it was last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
+    ``incremental=False``), bit for bit (``tests/simcore/test_conservative_incremental.py``).
     """
 
     name = "conservative"
