@@ -331,7 +331,10 @@ class ConservativeBackfill(Backfiller):
             if view.started_count == self._started_seen:
                 k_wake = lean.step(view, rest, now)
                 if k_wake is not None:
-                    return self._lean_actions(view, lean, *k_wake)
+                    k, wake = k_wake
+                    if not k:  # no start (most passes): no generator to resume
+                        return iter((WakeAt(wake),) if wake > -math.inf else ())
+                    return self._lean_actions(view, lean, k, wake)
             # the from-scratch pass takes over the bookings
             self._book = lean.bookings()
             self._lean = None
