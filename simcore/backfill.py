@@ -44,6 +44,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from schedbench.simcore import _lean_kernels as _lk
 from schedbench.simcore.errors import ConfigError
 from schedbench.simcore.policy import Action, MachineView, Start, WakeAt, fits
 
@@ -278,11 +279,11 @@ class ConservativeBackfill(Backfiller):
     buffer a booking counted on.
 
     On nodes-only machines (classic lifecycle, whole numbers of nodes) the pass is incremental
-    (:meth:`_lean_pass`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the profile is
-    kept from pass to pass and a booked job is placed again only where free nodes grew since it was
-    last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
-    ``incremental=False``), bit for bit (``tests/simcore/test_conservative_incremental.py``), at 2.5-2.9x
-    its speed on KTH-SP2.
+    (:meth:`_lean_actions`, docs/design.md#fast-paths-keep-the-plain-path-beside-them): the
+    profile is kept from pass to pass, in arrays that one compiled call per pass updates
+    (``simcore/_lean_kernels.py``), and a booked job is placed again only where free nodes grew
+    since it was last placed — the same schedules as the from-scratch pass (:meth:`_full_pass`,
+    ``incremental=False``), bit for bit (``tests/simcore/test_conservative_incremental.py``).
     """
 
     name = "conservative"
@@ -290,35 +291,53 @@ class ConservativeBackfill(Backfiller):
     plans_all_starts = True  # every start goes through the reservations
 
     def __init__(self, *, incremental: bool = True) -> None:
-        #: job -> (start, end, demand booked), kept between passes
-        self.reservations: dict[int, Booking] = {}
+        #: job -> (start, end, demand booked), kept between passes (while the incremental pass
+        #: runs, its arrays hold the bookings: see :attr:`reservations`)
+        self._book: dict[int, Booking] = {}
         self._started_seen = -1  # view.started_count when the last pass ended
         #: ``False``: every pass rebuilds the profile and re-books every job (the plain pass, kept
         #: for the side-by-side benchmark and the equivalence tests)
         self._incremental = incremental
         self._lean: _LeanProfile | None = None
         self._eligible: bool | None = None  # this run can use the incremental profile
+        self._jobs: _LeanJobs | None = None  # the incremental pass's per-job arrays (one run)
+
+    @property
+    def reservations(self) -> dict[int, Booking]:
+        """Every queued job's booking: job -> (start, end, demand booked). While the
+        incremental pass runs, a copy made from its arrays (changing it changes nothing)."""
+        if self._lean is not None:
+            return self._lean.bookings()
+        return self._book
 
     def reset(self) -> None:
-        self.reservations = {}
+        self._book = {}
         self._started_seen = -1
         self._lean = None
         self._eligible = None
+        self._jobs = None
 
     def backfill(self, view: MachineView, rest: Sequence[int], now: float) -> Iterator[Action]:
         if not self._incremental:
             return self._full_pass(view, rest, now, adopt=False)
         if self._eligible is None:
             self._eligible = _lean_eligible(view)
+            if self._eligible:
+                self._jobs = _LeanJobs(view)
         if not self._eligible:
             return self._full_pass(view, rest, now, adopt=False)
         lean = self._lean
-        if (
-            lean is not None
-            and view.started_count == self._started_seen
-            and lean.catch_up(view, now)
-        ):
-            return self._lean_pass(view, lean, rest, now)
+        if lean is not None:
+            if view.started_count == self._started_seen:
+                k_wake = lean.step(view, rest, now)
+                if k_wake is not None:
+                    k, wake = k_wake
+                    if not k:  # no start (most passes): no generator to resume
+                        return iter((WakeAt(wake),) if wake > -math.inf else ())
+                    return self._lean_actions(view, lean, k, wake)
+            # the from-scratch pass takes over the bookings
+            self._book = lean.bookings()
+            self._lean = None
         return self._full_pass(view, rest, now, adopt=True)
 
     def _full_pass(
@@ -328,7 +347,7 @@ class ConservativeBackfill(Backfiller):
         booked into it, every queued job placed again (any machine, lifecycle, order).
         ``adopt``: keep the final profile for the incremental passes that follow."""
         K, b, eps = view.K, view.bb_index, view.bb_eps
-        book = self.reservations
+        book = self._book
         if view.started_count != self._started_seen:
             # jobs started since the last pass by someone else (the start rule) keep no booking
             for j in [j for j in book if not view.is_queued(j)]:
@@ -408,157 +427,28 @@ class ConservativeBackfill(Backfiller):
         upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
         if upcoming:
             yield WakeAt(min(upcoming))
-        if adopt:  # nodes only: the profile is one number per breakpoint
-            self._lean = _LeanProfile(times, [row[0] for row in avails], view.releases, book)
+        if adopt and self._jobs is not None:  # nodes only: one number per breakpoint
+            self._lean = _LeanProfile(
+                times, [row[0] for row in avails], view.releases, book, self._jobs
+            )
 
-    def _lean_pass(
-        self, view: MachineView, lean: _LeanProfile, rest: Sequence[int], now: float
+    def _lean_actions(
+        self, view: MachineView, lean: _LeanProfile, k: int, wake: float
     ) -> Iterator[Action]:
-        """The same pass as :meth:`_full_pass` on the profile kept from the last one (nodes
-        only, classic lifecycle). A booked job is placed again only if the nodes free
-        to it grew since it was last placed somewhere its span could reach (``_LeanProfile``),
-        and then only the earlier starts are tried; its booking is changed only if it moves."""
-        book = self.reservations
-        times, avail = lean.times, lean.avail
-        placed = lean.placed
-        dem, hold = view.demands, view.hold
-        free = view.free  # live: it shows every start yielded below once the engine applied it
-        full = free[0] < 1
-        blocked = False
-        if full:
-            # Nothing can start (every job needs a node): booked jobs keep their bookings, new
-            # ones are booked — the full pass's outcome, without visiting the booked jobs.
-            for j in [j for j in rest if j not in book]:
-                dur = hold[j]
-                if dur > 0:
-                    d = dem[j]
-                    slot = _earliest1(times, avail, d[0], dur)
-                    if slot >= 0:
-                        s = times[slot]
-                        _book1(times, avail, s, s + dur, -d[0])
-                        book[j] = (s, s + dur, d)
-                        lean.seq += 1
-                        placed[j] = lean.seq
-            rest = ()
-        grown_seq = lean.grown_seq
-        ds, dstart, dend = lean.dirty_seq, lean.dirty_start, lean.dirty_end
-        bisect_left, bisect_right = bisect.bisect_left, bisect.bisect_right
-        # per pass, until the growth changes: the growth since each index into it
-        summary: dict[int, tuple[float, float]] = {}
-        for j in rest:
-            old = book.get(j)
-            if old is not None:
-                if full:  # as in the full pass: a booked job keeps its booking
-                    blocked = True
-                    continue
-                s0, e0, d0 = old
-                pj = placed.get(j, 0)
-                if s0 > now and pj >= grown_seq:
-                    blocked = True  # no more nodes free to it anywhere since it was placed
-                    continue
-                if s0 == now:  # due now (the full pass finds the same slot)
-                    if d0[0] <= free[0]:
-                        del book[j]
-                        placed.pop(j, None)
-                        yield Start(j, blocked)
-                        full = free[0] < 1
-                    else:
-                        blocked = True
-                    continue
-                if s0 > now:
-                    # the growth since it was placed: a new start must have its span meet it
-                    k = bisect_right(ds, pj)
-                    if k == len(ds) - 1:
-                        g0, g1 = dstart[k], dend[k]
-                    else:
-                        g = summary.get(k)
-                        if g is None:
-                            g = summary[k] = min(dstart[k:]), max(dend[k:])
-                        g0, g1 = g
-                    dur = hold[j]
-                    need = d0[0]
-                    first = bisect_right(times, g0 - dur) if g0 - dur >= now else 0
-                    stop = bisect_left(times, s0 if s0 < g1 else g1, first)
-                    lean.seq += 1
-                    placed[j] = lean.seq
-                    # every start needs enough nodes free at the start itself (tested in C)
-                    if stop <= first or max(avail[first:stop]) < need:
-                        blocked = True
-                        continue
-                    # its own span's breakpoints (compaction may have merged them away; both
-                    # lie after ``stop``, which stays valid)
-                    lo = bisect_left(times, s0, stop)
-                    if lo == len(times) or times[lo] != s0:
-                        lo = _split(times, avail, s0)
-                    hi = bisect_left(times, e0, lo)
-                    if hi == len(times) or times[hi] != e0:
-                        hi = _split(times, avail, e0)
-                    slot = _earlier1(times, avail, need, dur, first, stop, lo, hi)
-                    if slot < 0:
-                        blocked = True
-                        continue
-                    s = times[slot]
-                    del book[j]
-                    lean.grow(s0, e0, d0[0])
-                    grown_seq = lean.grown_seq
-                    summary.clear()
-                    e = s + hold[j]
-                    _book1(times, avail, s, e, -d0[0])
-                    if slot == 0 and d0[0] <= free[0]:
-                        placed.pop(j, None)
-                        yield Start(j, blocked)
-                        full = free[0] < 1
-                    else:
-                        book[j] = (s, e, d0)
-                        placed[j] = lean.seq
-                        blocked = True
-                    continue
-                # a booking in the past (not expected here): give it back, place it anew
-                del book[j]
-                placed.pop(j, None)
-                if e0 > now:
-                    lean.grow(s0 if s0 > now else now, e0, d0[0])
-                    grown_seq = lean.grown_seq
-                    summary.clear()
-            d = dem[j]
-            dur = hold[j]
-            if dur <= 0:  # zero-length jobs: as in the full pass
-                room = free[0]
-                for s1, _e1, d1 in book.values():
-                    if s1 <= now:
-                        room -= d1[0]
-                if d[0] <= room:
-                    yield Start(j, blocked)
-                    full = free[0] < 1
-                else:
-                    blocked = True
-                continue
-            slot = _earliest1(times, avail, d[0], dur)
-            if slot < 0:
-                blocked = True
-                continue
-            s = times[slot]
-            e = s + dur
-            _book1(times, avail, s, e, -d[0])
-            if slot == 0 and d[0] <= free[0]:
-                yield Start(j, blocked)
-                full = free[0] < 1
-            else:
-                book[j] = (s, e, d)
-                lean.seq += 1
-                placed[j] = lean.seq
-                blocked = True
+        """The actions of an incremental pass (``_LeanProfile.step`` found them): the same pass
+        as :meth:`_full_pass` on the profile kept from the last one (nodes only, classic
+        lifecycle), in the compiled kernel of ``simcore/_lean_kernels.py``. A booked job is
+        placed again only if the nodes free to it grew since it was last placed somewhere its
+        span could reach, and then only the earlier starts are tried."""
+        if k:
+            out = lean.jobs.out
+            for j, flag in zip(out[0, :k].tolist(), out[1, :k].tolist(), strict=True):
+                yield Start(j, bool(flag))
         self._started_seen = view.started_count
-        if book:
-            # the earliest booking (found in C; bookings are never due now after a lean pass
-            # on whole nodes, but should one be, the full pass's rule applies)
-            soonest = min(book.values())[0]
-            if soonest <= now:
-                upcoming = [s0 for s0, _e0, _d0 in book.values() if s0 > now]
-                soonest = min(upcoming) if upcoming else now
-            if soonest > now:
-                yield WakeAt(soonest)
-        lean.releases = view.releases
+        if wake > -math.inf:  # the earliest booking after now
+            yield WakeAt(wake)
+        if k:  # (else the view's releases are those the pass started from)
+            lean.releases = view.releases
 
 
 def _spill(
@@ -808,36 +698,42 @@ def _lean_eligible(view: MachineView) -> bool:
     )
 
 
+class _LeanJobs:
+    """The incremental pass's per-job arrays of one run (``simcore/_lean_kernels.py`` says what
+    each row holds): nodes and hold fixed, bookings and placements kept between passes, and the
+    buffer a pass writes its starts to."""
+
+    __slots__ = ("jf", "ji", "out")
+
+    def __init__(self, view: MachineView):
+        n = len(view.hold_array)
+        self.jf = np.zeros((4, n))
+        self.jf[_lk.NODES] = np.asarray(view.demand_matrix)[:, 0]
+        self.jf[_lk.HOLD] = view.hold_array
+        self.ji = np.zeros((4, n), dtype=np.int64)
+        self.out = np.zeros((2, n), dtype=np.int64)
+
+
 class _LeanProfile:
     """Conservative backfilling's free-node profile kept from pass to pass
-    (docs/design.md#fast-paths-keep-the-plain-path-beside-them).
+    (docs/design.md#fast-paths-keep-the-plain-path-beside-them), in arrays that the compiled
+    pass (``simcore/_lean_kernels.py``) updates in place.
 
-    ``times``/``avail``: breakpoints and the nodes free from each to the next once every
-    booking is taken out (the last lasts for ever); it may hold breakpoints at which nothing
-    changes. The earliest start of a job depends only on the profile as a function of time
-    (a start found at such a breakpoint is also possible at the previous one), so it is the
-    same as on the profile :meth:`ConservativeBackfill._full_pass` builds from scratch; with
-    whole numbers of nodes the sums are exact, whatever the order of the bookings.
+    The profile: breakpoints and the nodes free from each to the next once every booking is
+    taken out (the last lasts for ever); it may hold breakpoints at which nothing changes. The
+    earliest start of a job depends only on the profile as a function of time (a start found at
+    such a breakpoint is also possible at the previous one), so it is the same as on the
+    profile :meth:`ConservativeBackfill._full_pass` builds from scratch; with whole numbers of
+    nodes the sums are exact, whatever the order of the bookings.
 
-    ``dirty``: where the nodes free to others grew since (``seq`` of the growth, start, end):
-    running jobs that ended before their request, bookings given back by jobs that moved. A
-    job cannot move earlier unless the span it would move to meets such a growth since it was
-    last placed (``placed``: job -> ``seq`` then): every earlier start was impossible then,
-    and only growth makes one possible.
+    The growth records: where the nodes free to others grew since (seq of the growth, start,
+    end): running jobs that ended before their request, bookings given back by jobs that moved.
+    A job cannot move earlier unless the span it would move to meets such a growth since it was
+    last placed (its placement seq): every earlier start was impossible then, and only growth
+    makes one possible.
     """
 
-    __slots__ = (
-        "avail",
-        "compact_len",
-        "dirty_end",
-        "dirty_seq",
-        "dirty_start",
-        "grown_seq",
-        "placed",
-        "releases",
-        "seq",
-        "times",
-    )
+    __slots__ = ("dirty", "grows", "jobs", "meta", "prof", "releases")
 
     def __init__(
         self,
@@ -845,40 +741,53 @@ class _LeanProfile:
         avail: list[float],
         releases: tuple[tuple[float, int, tuple[float, ...]], ...],
         booked: dict[int, Booking],
+        jobs: _LeanJobs,
     ):
-        self.times = times
-        self.avail = avail
+        P = len(times)
+        self.prof = np.empty((2, 2 * P + 64))
+        self.prof[0, :P] = times
+        self.prof[1, :P] = avail
+        # everybody was placed before this: the first pass tries every earlier start
+        self.dirty = np.empty((3, 64 + 2 * len(booked)))
+        self.dirty[:, 0] = (1.0, -math.inf, math.inf)
+        self.meta = np.zeros(6, dtype=np.int64)
+        self.meta[[_lk.P_, _lk.D_, _lk.SEQ, _lk.GROWN, _lk.COMPACT]] = (P, 1, 1, 1, P)
+        self.grows = np.empty((2, 8))
         self.releases = releases  # the view's releases when the last pass ended
-        # everybody was placed before this: the first lean pass tries every earlier start
-        self.seq = self.grown_seq = 1
-        self.compact_len = len(times)
-        self.dirty_seq: list[int] = [1]
-        self.dirty_start: list[float] = [-math.inf]
-        self.dirty_end: list[float] = [math.inf]
-        self.placed: dict[int, int] = dict.fromkeys(booked, 0)
+        self.jobs = jobs
+        jf, ji = jobs.jf, jobs.ji
+        ji[_lk.BOOKED] = 0  # a previous profile's bookings are the dict's now
+        ji[_lk.PLACED] = 0
+        for b, (j, (s, e, _d)) in enumerate(booked.items()):
+            jf[_lk.BS, j] = s
+            jf[_lk.BE, j] = e
+            ji[_lk.BOOKED, j] = 1
+            ji[_lk.BPOS, j] = b
+            ji[_lk.BLIST, b] = j
+        self.meta[_lk.B_] = len(booked)
 
-    def grow(self, s: float, e: float, amount: float) -> None:
-        """``amount`` more nodes free over ``[s, e)``, recorded as growth."""
-        _book1(self.times, self.avail, s, e, amount)
-        self.seq += 1
-        self.grown_seq = self.seq
-        self.dirty_seq.append(self.seq)
-        self.dirty_start.append(s)
-        self.dirty_end.append(e)
+    def bookings(self) -> dict[int, Booking]:
+        """The bookings as the from-scratch pass keeps them: job -> (start, end, demand)."""
+        jf, ji = self.jobs.jf, self.jobs.ji
+        js = ji[_lk.BLIST, : self.meta[_lk.B_]]
+        return {
+            j: (s, e, (d,))
+            for j, s, e, d in zip(
+                js.tolist(),
+                jf[_lk.BS, js].tolist(),
+                jf[_lk.BE, js].tolist(),
+                jf[_lk.NODES, js].tolist(),
+                strict=True,
+            )
+        }
 
-    def catch_up(self, view: MachineView, now: float) -> bool:
-        """Bring the profile to ``now``: drop what lies before it, give back the nodes of jobs
-        that ended before their request. False: something this cannot follow happened (a
-        negative entry, which only a from-scratch pass handles)."""
-        times, avail = self.times, self.avail
-        if times[0] < now:
-            i = bisect.bisect_right(times, now) - 1
-            if i > 0:
-                del times[:i]
-                del avail[:i]
-            times[0] = now
+    def step(self, view: MachineView, rest: Sequence[int], now: float) -> tuple[int, float] | None:
+        """Bring the profile to ``now`` and run the pass: (starts in ``jobs.out``, wake-up time
+        or ``-inf``); None when the profile can no longer be followed (a negative entry, which
+        only a from-scratch pass handles)."""
         rel = view.releases
         prev = self.releases
+        n_grows = 0
         if rel is not prev:
             # Only ends changed the releases since the last pass (a start by someone else
             # sends the pass to the from-scratch one): every release due by now has gone, and
@@ -886,116 +795,47 @@ class _LeanProfile:
             k = bisect.bisect_right(prev, (now, math.inf))
             if len(prev) - k != len(rel):
                 seqs = {r[1] for r in rel}
+                if self.grows.shape[1] < len(prev) - k:
+                    self.grows = np.empty((2, 2 * (len(prev) - k)))
+                grows = self.grows
                 for t, seq, delta in prev[k:]:
                     if seq not in seqs:
-                        self.grow(now, t, delta[0])
+                        grows[0, n_grows] = t
+                        grows[1, n_grows] = delta[0]
+                        n_grows += 1
             self.releases = rel
-        if len(self.dirty_seq) > 64 + 2 * len(self.placed):
-            self._prune()
-        if len(times) > 2 * self.compact_len + 32:
-            self._compact()
-            # never negative by construction; checked now and then, a from-scratch pass if so
-            return min(avail) >= -1e-9
-        return True
+        queue = np.fromiter(rest, dtype=np.int64, count=len(rest))
+        while True:
+            status, k, wake = _lk.lean_step(
+                self.prof,
+                self.dirty,
+                self.jobs.jf,
+                self.jobs.ji,
+                self.meta,
+                self.grows,
+                n_grows,
+                queue,
+                self.jobs.out,
+                now,
+                float(view.free[0]),
+            )
+            if status != 2:
+                return (k, wake) if status else None
+            self._reserve(len(rest), n_grows)
 
-    def _compact(self) -> None:
-        """Drop the breakpoints at which nothing changes (ends of jobs that ended early and
-        bookings that moved leave them behind; the earliest starts do not depend on them)."""
-        times, avail = self.times, self.avail
-        keep = [0, *(m for m in range(1, len(avail)) if avail[m] != avail[m - 1])]
-        times[:] = [times[m] for m in keep]
-        avail[:] = [avail[m] for m in keep]
-        self.compact_len = len(times)
-
-    def _prune(self) -> None:
-        """Forget growth every booked job has been placed after."""
-        oldest = min(self.placed.values(), default=self.seq)
-        k = bisect.bisect_right(self.dirty_seq, oldest)
-        if k:
-            del self.dirty_seq[:k]
-            del self.dirty_start[:k]
-            del self.dirty_end[:k]
-
-
-def _split(times: list[float], avail: list[float], t: float) -> int:
-    """The index of a breakpoint at ``t`` (> the first), inserted if there is none."""
-    i = bisect.bisect_left(times, t)
-    if i == len(times) or times[i] != t:
-        times.insert(i, t)
-        avail.insert(i, avail[i - 1])
-    return i
-
-
-def _book1(times: list[float], avail: list[float], s: float, e: float, amount: float) -> None:
-    """Add ``amount`` nodes to the one-number profile over ``[s, e)`` (``_book``, nodes only)."""
-    lo = bisect.bisect_left(times, s)
-    if lo == len(times) or times[lo] != s:
-        times.insert(lo, s)
-        avail.insert(lo, avail[lo - 1])
-    hi = bisect.bisect_left(times, e, lo)
-    if hi == len(times) or times[hi] != e:
-        times.insert(hi, e)
-        avail.insert(hi, avail[hi - 1])
-    for m in range(lo, hi):
-        avail[m] += amount
-
-
-def _earliest1(times: list[float], avail: list[float], need: float, dur: float) -> int:
-    """``_earliest`` on the one-number profile (nodes only)."""
-    n = len(times)
-    s = 0
-    while s < n:
-        if need > avail[s]:
-            s += 1
-            continue
-        end = times[s] + dur
-        m = s + 1
-        while m < n and times[m] < end and need <= avail[m]:
-            m += 1
-        if m < n and times[m] < end:  # short at m: so is every start up to m
-            s = m + 1
-            continue
-        return s
-    return -1
-
-
-def _earlier1(
-    times: list[float],
-    avail: list[float],
-    need: float,
-    dur: float,
-    first: int,
-    stop: int,
-    own_lo: int,
-    own_hi: int,
-) -> int:
-    """The earliest breakpoint index in ``[first, stop)`` (``stop <= own_lo``) from which a job
-    booked on breakpoints ``[own_lo, own_hi)`` fits for ``dur`` once its own booking is given
-    back (its own span always fits: the profile is never negative); -1: none (it keeps its
-    booking). The same sweep as ``_earliest``."""
-    n = len(times)
-    s = first
-    while s < stop:
-        if need > avail[s]:
-            s += 1
-            continue
-        end = times[s] + dur
-        m = s + 1
-        while m < own_lo and times[m] < end and need <= avail[m]:
-            m += 1
-        if m < own_lo:
-            if times[m] < end:  # short at m: so is every start up to m
-                s = m + 1
-                continue
-            return s
-        m = own_hi  # its own span fits
-        while m < n and times[m] < end and need <= avail[m]:
-            m += 1
-        if m < n and times[m] < end:
-            s = m + 1
-            continue
-        return s
-    return -1
+    def _reserve(self, n_rest: int, n_grows: int) -> None:
+        """Room for what a pass may add: two breakpoints per growth or new booking, four per
+        moved booking (its own span split, its new one), a growth record per job and growth."""
+        need = int(self.meta[_lk.P_]) + 4 * n_rest + 2 * n_grows + 4
+        if self.prof.shape[1] < need:
+            grown = np.empty((2, 2 * need))
+            grown[:, : self.prof.shape[1]] = self.prof
+            self.prof = grown
+        need = int(self.meta[_lk.D_]) + n_rest + n_grows + 1
+        if self.dirty.shape[1] < need:
+            grown = np.empty((3, 2 * need))
+            grown[:, : self.dirty.shape[1]] = self.dirty
+            self.dirty = grown
 
 
 BACKFILLERS: dict[str, type[Backfiller]] = {

@@ -75,6 +75,7 @@ from typing import Any, NoReturn, cast
 
 import numpy as np
 
+from schedbench.simcore._stage_in_kernel import stage_in_pass
 from schedbench.simcore.errors import ConfigError as ConfigError
 from schedbench.simcore.errors import InvalidActionError as InvalidActionError
 from schedbench.simcore.errors import InvalidDecisionError
@@ -273,6 +274,13 @@ class Simulation:
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
         self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
+        # three-phase: data_in, run-phase buffer and an output buffer as arrays for the
+        # stage-in pass (made at its first call)
+        self._stage_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # changes when the stage queue or the staged set does: with the free buffer, what the
+        # last stage-in pass saw (epoch, free buffer, stage-ins deferred as unsafe)
+        self._stage_epoch = 0
+        self._stage_seen: tuple[int, float, int] = (-1, math.nan, 0)
         self.staged: dict[int, None] = {}  # three-phase: holding bb_in, in the run queue
         self.running: set[int] = set()
         self.releases: list[tuple[float, int, tuple[float, ...]]] = []  # expected releases
@@ -759,6 +767,7 @@ class Simulation:
             if self.bb_index >= 0 and self.data_in[j] > 0:
                 self._unexpect(j)  # the stage-in buffer entry
             self.staged.pop(j, None)
+            self._stage_epoch += 1
             compute, _, _ = self._job_times[j]
             self._push(now + compute, _COMPUTE_DONE, j)
         elif kind == _COMPUTE_DONE:
@@ -819,6 +828,7 @@ class Simulation:
             return
         if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:
             self.stage_queue.append(j)
+            self._stage_epoch += 1
         else:
             self._enqueue_run(j)
 
@@ -828,34 +838,57 @@ class Simulation:
 
     # ------------------------------------------------------------------ stage-in (three-phase)
     def _stage_in_pass(self) -> None:
+        """Stage the jobs of the stage queue, first-come first-fit, that fit the free burst
+        buffer and keep it in a safe state (banker's algorithm, module docstring). Which ones
+        is found in O((S + Q) log(S + Q)) for S staged and Q waiting jobs
+        (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
         b = self.bb_index
-        i = 0
-        while i < len(self.stage_queue):
-            j = self.stage_queue[i]
+        sq = self.stage_queue
+        if self._stage_arrays is None:
+            self._stage_arrays = (
+                np.asarray(self.data_in, dtype=np.float64),
+                np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64),
+                np.empty(self.n, dtype=np.int64),
+            )
+        data_in, need, out = self._stage_arrays
+        epoch, seen_free, seen_unsafe = self._stage_seen
+        if epoch == self._stage_epoch and seen_free == self.free[b]:
+            # nothing changed since a pass that staged nothing: the same outcome again
+            self.counters.stage_in_deferred_unsafe += seen_unsafe
+            return
+        k, unsafe = stage_in_pass(
+            np.fromiter(self.staged, dtype=np.int64, count=len(self.staged)),
+            np.fromiter(sq, dtype=np.int64, count=len(sq)),
+            data_in,
+            need,
+            self.free[b],
+            float(self.system.bb_gb),
+            self.bb_eps,
+            out,
+        )
+        self.counters.stage_in_deferred_unsafe += unsafe
+        if not k:
+            self._stage_seen = (self._stage_epoch, self.free[b], unsafe)
+            return
+        self._stage_epoch += 1
+        picked = out[:k].tolist()
+        bw = self.system.bw_io_gbps
+        now = self.now
+        for q in picked:
+            j = sq[q]
             amount = self.data_in[j]
-            if amount <= self.free[b] + self.bb_eps and self._safe_after_staging(j):
-                self.stage_queue.pop(i)
-                self._set_free(b, self.free[b] - amount)
-                self.used_bb += amount
-                self.staged[j] = None
-                self.first_alloc[j] = self.now
-                self._push(self.now + amount / self.system.bw_io_gbps, _STAGE_IN_DONE, j)
-            else:
-                if amount <= self.free[b] + self.bb_eps:
-                    self.counters.stage_in_deferred_unsafe += 1
-                i += 1
-
-    def _safe_after_staging(self, new: int) -> bool:
-        """Banker's check: with ``new`` staged, can every staged job still get its run buffer?"""
-        b = self.bb_index
-        holders = [*self.staged, new]
-        avail = self.system.bb_gb - sum(self.data_in[h] for h in holders)
-        needs = sorted((self.dem[h][b], self.data_in[h]) for h in holders)
-        for need, held in needs:
-            if need > avail + self.bb_eps:
-                return False
-            avail += held
-        return True
+            self._set_free(b, self.free[b] - amount)
+            self.used_bb += amount
+            self.staged[j] = None
+            self.first_alloc[j] = now
+            self._push(now + amount / bw, _STAGE_IN_DONE, j)
+        kept: list[int] = []
+        last = 0
+        for q in picked:  # ascending
+            kept += sq[last:q]
+            last = q + 1
+        kept += sq[last:]
+        sq[:] = kept
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> ScheduleResult:

@@ -175,7 +175,7 @@ LUB = "lublin:jobs=250,nodes=4392,seed=3+bbsched:{},seed=3+arrivals:3"
 SCENARIOS = {
     "bb": ("theta", LUB.format("S4"), False, "classic"),
     "ssd-groups": ("theta-ssd", LUB.format("S6"), False, "classic"),
-    # the stage-in pass is quadratic in the stage queue: fewer jobs keep this one quick
+    # the buffer cannot keep up here and the stage queue grows: fewer jobs keep this one quick
     "three-phase": ("theta", LUB.format("S4").replace("jobs=250", "jobs=120"), True, "three-phase"),
 }
 
