@@ -33,6 +33,14 @@ def seed(text: str) -> int:
     return value
 
 
+def file_name(text: str) -> str:
+    """A file or folder argument: not empty (an empty name would be read as the current
+    folder, ``.``, and an error would name that instead of what was typed)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}")
+    return text
+
+
 def add_memory_arg(p: argparse.ArgumentParser) -> None:
     """``--memory-limit SIZE``: the memory cap of each contained solver process."""
     p.add_argument(

@@ -16,14 +16,19 @@ import json
 from typing import Any
 
 from schedbench.bench import api
-from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli._common import (
+    add_budget_args,
+    add_memory_arg,
+    add_set_args,
+    file_name,
+)
 from schedbench.simcore.problem import Status
 from schedbench.solvers import registry
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("solve", help="solve one PROBLEM.json and print the decision as JSON")
-    s.add_argument("problem", help="PROBLEM.json (any problem kind)")
+    s.add_argument("problem", type=file_name, help="PROBLEM.json (any problem kind)")
     s.add_argument(
         "--solver",
         required=True,

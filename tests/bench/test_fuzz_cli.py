@@ -33,18 +33,27 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from tests._hyp import examples
+from tests._hyp import PROFILE, examples
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Bound on one example: a reader that blocks (a FIFO, a device) or a bound that does not hold
 #: fails the example instead of hanging the test; generous for a loaded machine.
 EXAMPLE_TIMEOUT_S = 120
+#: Commands that take seconds each (a suite run, an HTML report, a picture) are drawn only under
+#: ``make test-deep``; the default pass keeps their explicit examples.
+DEEP = PROFILE == "deep"
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs SIGALRM")
-FUZZ = settings(
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+
+
+def fuzz(n: int) -> settings:
+    """``n`` examples in the default pass (20x under ``make test-deep``), no deadline per
+    example (the harness has its own), fixtures shared by the examples of a test."""
+    return settings(
+        max_examples=examples(n),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
 
 
 # ----------------------------------------------------------------------------- the harness
@@ -160,7 +169,6 @@ class Arena:
         assert _snapshot(self.outside) == self.before, f"the sentinel folder changed{where}"
         extra = {p.name for p in self.base.iterdir()} - {"outside"}
         assert all(name.startswith("case") for name in extra), f"made next to the case: {extra}"
-        shutil.rmtree(case, ignore_errors=True)
 
 
 @pytest.fixture
@@ -288,7 +296,10 @@ def make_path(case: Path, kind: str, name: str, content: bytes | None = None) ->
 
 def culprit_names(arg: str) -> list[str]:
     """Words an error about the path ``arg`` may name it by."""
-    return [arg, Path(arg).name, os.path.normpath(arg)] if arg else []
+    if not arg:
+        return []
+    p = Path(arg)
+    return [arg, p.name, os.path.normpath(arg), *(str(q) for q in p.parents if str(q) != ".")]
 
 
 # ----------------------------------------------------------------------------- PROBLEM.json
@@ -382,8 +393,7 @@ def problem_texts(draw: st.DrawFn) -> tuple[str, str, str]:
     return kind, solver, _json_text(data, key if how == "duplicate" else None)
 
 
-@FUZZ
-@settings(max_examples=examples(40))
+@fuzz(40)
 @given(problem=problem_texts())
 @example(problem=("reservation", "reservation-first-fit", '{"kind": "reservation"}'))
 def test_problem_files_of_every_kind_through_solve(arena, problem):
@@ -416,8 +426,7 @@ SOLVE_FLAGS = {
 }
 
 
-@FUZZ
-@settings(max_examples=examples(30))
+@fuzz(30)
 @given(
     flags=st.lists(
         st.sampled_from(sorted(SOLVE_FLAGS)).flatmap(
@@ -438,7 +447,8 @@ def test_solve_flags_and_problem_paths(arena, flags, path_kind):
     for flag, value in flags:
         argv.append(f"{flag}={value}")
     outcome = arena.run(argv, case)
-    names = [*culprit_names(problem), "problem", *(f for f, _ in flags), *(v for _, v in flags)]
+    names = [*culprit_names(problem), "problem", "solver", *(f for f, _ in flags)]
+    names += [part for _, v in flags for part in (v, v.split("=")[0])]
     arena.check(outcome, names, case)
 
 
@@ -488,8 +498,7 @@ SIMULATE_FLAGS = {
 }
 
 
-@FUZZ
-@settings(max_examples=examples(25))
+@fuzz(25)
 @given(
     spec=workload_specs,
     flags=st.lists(
@@ -571,8 +580,7 @@ def swf_bytes(draw: st.DrawFn) -> tuple[str, bytes]:
     return "w.swf", draw(st.binary(min_size=1, max_size=60))
 
 
-@FUZZ
-@settings(max_examples=examples(25))
+@fuzz(25)
 @given(swf=swf_bytes(), system=st.sampled_from([None, "theta", "ar", "locality"]))
 def test_swf_logs_through_simulate(arena, swf, system):
     name, data = swf
@@ -582,7 +590,7 @@ def test_swf_logs_through_simulate(arena, swf, system):
     if system:
         argv += ["--system", system]
     outcome = arena.run(argv, case)
-    arena.check(outcome, [name, "MaxNodes", "MaxProcs"], case)
+    arena.check(outcome, [name, "MaxNodes", "MaxProcs", "--system"], case)
 
 
 # ----------------------------------------------------------------------------- locality files
@@ -606,8 +614,7 @@ def locality_text(draw: st.DrawFn) -> str:
     return "\n".join(" ".join(line) for line in lines) + "\n"
 
 
-@FUZZ
-@settings(max_examples=examples(20))
+@fuzz(20)
 @given(text=locality_text(), policy=st.sampled_from(["eft", "lea"]))
 def test_locality_workloads_through_simulate(arena, text, policy):
     case = arena.folder()
@@ -648,8 +655,7 @@ def csv_mutation(draw: st.DrawFn) -> tuple[str, int, int, str]:
     return target, draw(st.integers(0, 4)), draw(st.integers(0, 12)), token
 
 
-@FUZZ
-@settings(max_examples=examples(8))
+@fuzz(6)
 @given(mutation=csv_mutation(), picture=st.sampled_from(["gantt", "usage"]))
 def test_run_files_through_plot(arena, run_folder, mutation, picture):
     target, row, column, token = mutation
@@ -771,9 +777,11 @@ def suite_dicts(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-@FUZZ
-@settings(max_examples=examples(30))
-@given(suite=suite_dicts(), run=st.sampled_from(["--plan", "--plan", "--plan", "run"]))
+@fuzz(30)
+@given(
+    suite=suite_dicts(),
+    run=st.sampled_from(["--plan", "--plan", "--plan", "run"] if DEEP else ["--plan"]),
+)
 def test_suite_keys_through_run(arena, suite, run):
     case = arena.folder()
     (case / "s.toml").write_text(toml_text(suite), encoding="utf-8")
@@ -808,12 +816,20 @@ OUTPUT_COMMANDS = {
     "run --html": ["run", "s.toml", "--no-progress", "--html"],
     "plot --out": ["plot", "usage", "run", "--out"],
 }  # fmt: skip
+#: Those that take seconds to write what they write (drawn only under ``make test-deep``).
+SLOW_OUTPUTS = {"report --html", "run --store", "run --html", "plot --out"}
 
 
-@FUZZ
-@settings(max_examples=examples(20))
-@given(command=st.sampled_from(sorted(OUTPUT_COMMANDS)), kind=st.sampled_from(PATH_KINDS))
+@fuzz(12)
+@given(
+    command=st.sampled_from(sorted(c for c in OUTPUT_COMMANDS if DEEP or c not in SLOW_OUTPUTS)),
+    kind=st.sampled_from(PATH_KINDS),
+)
 @example(command="report --export-csv", kind="symlink-to-victim")
+@example(command="report --html", kind="fifo")
+@example(command="run --store", kind="symlink-to-victim")
+@example(command="run --html", kind="/dev/zero")
+@example(command="plot --out", kind="file-as-folder")
 def test_output_paths_of_every_command(arena, store_file, run_folder, command, kind):
     case = arena.folder()
     shutil.copy(store_file, case / "st.sqlite")
