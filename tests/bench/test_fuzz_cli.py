@@ -777,17 +777,38 @@ def suite_dicts(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
+RUN_FLAGS = {
+    "--workers": small_or_hostile(1, 2),
+    "--max-cells": small_or_hostile(1, 50),
+    "--max-window": small_or_hostile(1, 50),
+    "--memory-limit": st.sampled_from(["off", "50%", "0", "-1G", "x", "1e300G"]),
+    "--executor": st.sampled_from(["local", "dask", "mpi", ""]),
+    "--scheduler": st.sampled_from(["tcp://127.0.0.1", "x:y:z", "", "tcp://[::1]:99999"]),
+    "--only": st.sampled_from(["decision", "simulation", "both"]),
+    "--resume": st.just(None),
+    "--force": st.just(None),
+}
+
+
 @fuzz(30)
 @given(
     suite=suite_dicts(),
     run=st.sampled_from(["--plan", "--plan", "--plan", "run"] if DEEP else ["--plan"]),
+    flags=st.lists(
+        st.sampled_from(sorted(RUN_FLAGS)).flatmap(lambda f: st.tuples(st.just(f), RUN_FLAGS[f])),
+        max_size=2,
+    ),
 )
-def test_suite_keys_through_run(arena, suite, run):
+@example(suite={"suite": {"name": "/abs/x"}}, run="--plan", flags=[])
+@example(suite={"suite": {"name": "a\x00b"}}, run="--plan", flags=[])
+def test_suite_keys_and_run_flags(arena, suite, run, flags):
     case = arena.folder()
     (case / "s.toml").write_text(toml_text(suite), encoding="utf-8")
     argv = ["run", "s.toml", "--no-progress"] + (["--plan"] if run == "--plan" else [])
+    argv += [f if v is None else f"{f}={v}" for f, v in flags]
     outcome = arena.run(argv, case)
-    arena.check(outcome, ["s.toml"], case)
+    names = ["s.toml", *(f for f, _ in flags), *(v for _, v in flags if v)]
+    arena.check(outcome, names, case)
     if outcome.code == 0 and run != "--plan":
         assert list((case / "results").glob("*.sqlite"))
 
