@@ -396,6 +396,9 @@ def problem_texts(draw: st.DrawFn) -> tuple[str, str, str]:
 @fuzz(40)
 @given(problem=problem_texts())
 @example(problem=("reservation", "reservation-first-fit", '{"kind": "reservation"}'))
+@example(
+    problem=("selection", "naive", '{"capacities": [1], "demands": [[1]], "must_include": [[]]}')
+)
 def test_problem_files_of_every_kind_through_solve(arena, problem):
     _kind, solver, text = problem
     case = arena.folder()
@@ -509,6 +512,7 @@ SIMULATE_FLAGS = {
     ),
 )
 @example(spec="lublin:jobs=5+head:-5", flags=[])
+@example(spec="lublin:", flags=[("--budget", "1e300")])
 def test_workload_specs_and_simulate_flags(arena, spec, flags):
     case = arena.folder()
     argv = ["simulate", f"--workload={spec}", "--out", "out", "--no-progress"]
@@ -616,6 +620,7 @@ def locality_text(draw: st.DrawFn) -> str:
 
 @fuzz(20)
 @given(text=locality_text(), policy=st.sampled_from(["eft", "lea"]))
+@example(text=LOCALITY_LINE + "\n", policy="eft")  # no evaluated job: named at load
 def test_locality_workloads_through_simulate(arena, text, policy):
     case = arena.folder()
     (case / "w.txt").write_text(text)
@@ -800,6 +805,11 @@ RUN_FLAGS = {
     ),
 )
 @example(suite={"suite": {"name": "/abs/x"}}, run="--plan", flags=[])
+@example(
+    suite={"suite": {"name": "f"}, "solvers": [{"name": "naive", "families": [[]]}]},
+    run="--plan",
+    flags=[],
+)
 @example(suite={"suite": {"name": "a\x00b"}}, run="--plan", flags=[])
 def test_suite_keys_and_run_flags(arena, suite, run, flags):
     case = arena.folder()
