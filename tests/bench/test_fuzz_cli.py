@@ -621,6 +621,7 @@ def locality_text(draw: st.DrawFn) -> str:
 @fuzz(20)
 @given(text=locality_text(), policy=st.sampled_from(["eft", "lea"]))
 @example(text=LOCALITY_LINE + "\n", policy="eft")  # no evaluated job: named at load
+@example(text=LOCALITY_LINE.replace("cores: 4", "cores: 18446744073709551616"), policy="eft")
 def test_locality_workloads_through_simulate(arena, text, policy):
     case = arena.folder()
     (case / "w.txt").write_text(text)
@@ -662,6 +663,7 @@ def csv_mutation(draw: st.DrawFn) -> tuple[str, int, int, str]:
 
 @fuzz(6)
 @given(mutation=csv_mutation(), picture=st.sampled_from(["gantt", "usage"]))
+@example(mutation=("usage.csv", 1, 1, "inf"), picture="usage")
 def test_run_files_through_plot(arena, run_folder, mutation, picture):
     target, row, column, token = mutation
     case = arena.folder()
