@@ -399,6 +399,14 @@ def problem_texts(draw: st.DrawFn) -> tuple[str, str, str]:
 @example(
     problem=("selection", "naive", '{"capacities": [1], "demands": [[1]], "must_include": [[]]}')
 )
+@example(
+    problem=(
+        "placement",
+        "placement-earliest",
+        '{"kind": "placement", "now": 0, "cores": 4, "runtime": 100, "file_gb": 10, '
+        '"bandwidth_gbps": 1' + "0" * 400 + ', "free_at": [50, 0], "cached": [true, false]}',
+    )
+)
 def test_problem_files_of_every_kind_through_solve(arena, problem):
     _kind, solver, text = problem
     case = arena.folder()
@@ -520,7 +528,8 @@ def test_workload_specs_and_simulate_flags(arena, spec, flags):
         argv += ["--system", "theta"]
     argv += [f"{flag}={value}" for flag, value in flags]
     outcome = arena.run(argv, case)
-    names = ["workload", spec, *(f for f, _ in flags), *(v for _, v in flags)]
+    names = ["workload", spec, "--system", *(f for f, _ in flags)]
+    names += [part for _, v in flags for part in (v, v.split("=")[0])]
     names += [part.split(":")[0] for part in spec.split("+")]
     arena.check(outcome, names, case)
     if outcome.code == 0:
