@@ -44,7 +44,18 @@ def add_parser(sub: Any) -> None:
         "killed at budget + grace",
     )
     add_memory_arg(s)
-    s.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
+    s.add_argument("--indent", type=_indent, default=None, help="pretty-print the JSON")
+
+
+def _indent(text: str) -> int:
+    """An ``--indent`` value: 0..16 spaces (a huge indent would exhaust the memory)."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from exc
+    if not 0 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"expected 0..16 spaces, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -448,6 +448,7 @@ SOLVE_FLAGS = {
     ),
     path_kind=st.sampled_from(PATH_KINDS),
 )
+@example(flags=[("--indent", "1000000000000")], path_kind="regular")
 def test_solve_flags_and_problem_paths(arena, flags, path_kind):
     case = arena.folder()
     good = json.dumps(PROBLEMS["selection"][0]).encode()
