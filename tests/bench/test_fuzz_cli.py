@@ -449,6 +449,7 @@ SOLVE_FLAGS = {
     path_kind=st.sampled_from(PATH_KINDS),
 )
 @example(flags=[("--indent", "1000000000000")], path_kind="regular")
+@example(flags=[("--memory-limit", "")], path_kind="regular")
 def test_solve_flags_and_problem_paths(arena, flags, path_kind):
     case = arena.folder()
     good = json.dumps(PROBLEMS["selection"][0]).encode()
@@ -460,6 +461,7 @@ def test_solve_flags_and_problem_paths(arena, flags, path_kind):
         argv.append(f"{flag}={value}")
     outcome = arena.run(argv, case)
     names = [*culprit_names(problem), "problem", "solver", *(f for f, _ in flags)]
+    names += [f.strip("-").replace("-", " ") for f, _ in flags]  # "memory limit"
     names += [part for _, v in flags for part in (v, v.split("=")[0])]
     arena.check(outcome, names, case)
 
