@@ -135,6 +135,11 @@ def parse_locality(lines: Iterable[str], *, source: str = "<text>") -> LocalityW
                         f"{where}: token {pos + 2} ({label} value): expected an integer, got "
                         f"{value!r}"
                     ) from exc
+                if not -(2**63) <= v < 2**63:
+                    raise LocalityWorkloadError(
+                        f"{where}: token {pos + 2} ({label} value): expected a 64-bit integer, "
+                        f"got {value!r}"
+                    )
             elif label == "data_size:":
                 try:
                     v = float(value)

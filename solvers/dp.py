@@ -71,6 +71,12 @@ demands of two resources (integer node counts and GB) is the case it is tuned an
 best found so far, status ``feasible``, with a note. The deadline is checked after every job; on
 expiry the answer is the best over the jobs processed so far, status ``timeout``.
 
+``optimal`` is claimed only on data that are decimal to six places (``solvers._integral``:
+integers, OR-Library's 8706.1, a JSON 0.25): there float sums compare as the decimal numbers
+would. On other data (1/3, a value read back from a float computation) sums carry rounding that
+the feasibility tolerance absorbs in one direction only, so a best answer is reported
+``feasible`` with a note saying why.
+
 Coarse units (Cerberus)
 -----------------------
 ``unit_nodes`` and ``unit_bb`` (resources 0 and 1, the BBSched/Cerberus order) run the DP in units
@@ -90,6 +96,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.pareto import nondominated_mask
 from schedbench.simcore.problem import Budget, Status, capacity_slack
 from schedbench.solvers import _pairdp
+from schedbench.solvers._integral import MAX_DECIMALS, decimals_needed
 from schedbench.solvers._reach import (
     merge_layer,
     nonzero_words,
@@ -269,6 +276,12 @@ class DPSolver(BaseSolver):
             )
             if status == Status.OPTIMAL:
                 status = Status.FEASIBLE
+        if status == Status.OPTIMAL and not _decimal(problem):
+            status = Status.FEASIBLE
+            notes.append(
+                f"data not decimal to {MAX_DECIMALS} places: float sums are not exact, so the "
+                "best answer found is not claimed optimal"
+            )
         return Answer(
             status, result.selections, trace=result.trace, stats=result.stats, notes=notes
         )
@@ -296,6 +309,15 @@ def pair_front_selections(
     if result is None:
         return None
     return result.selections, result.status == Status.OPTIMAL
+
+
+def _decimal(problem: SelectionProblem) -> bool:
+    """Whether every demand, capacity and objective value is decimal to ``MAX_DECIMALS``
+    places (module docstring: when ``optimal`` may be claimed)."""
+    return all(
+        decimals_needed(a) is not None
+        for a in (problem.demands, problem.capacities, problem.objectives)
+    )
 
 
 def _single_bnb(

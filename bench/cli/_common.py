@@ -13,13 +13,27 @@ def add_budget_args(p: argparse.ArgumentParser) -> None:
     """``--budget S`` (decision deadline) and ``--seed N`` (for randomised solvers)."""
     p.add_argument(
         "--budget",
-        type=float,
+        type=budget_seconds,
         default=DEFAULT_DEADLINE_S,
         metavar="S",
         help=f"decision deadline in seconds (default {DEFAULT_DEADLINE_S:g}, "
         f"at most {MAX_DEADLINE_S:g})",
     )
     p.add_argument("--seed", type=seed, default=0, help="seed for randomised solvers (default 0)")
+
+
+def budget_seconds(text: str) -> float:
+    """A ``--budget`` value: seconds in (0, MAX_DEADLINE_S]; refused here so that the error
+    names the flag."""
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from exc
+    if not 0 < value <= MAX_DEADLINE_S:  # NaN fails too
+        raise argparse.ArgumentTypeError(
+            f"expected seconds in (0, {MAX_DEADLINE_S:g}], got {text!r}"
+        )
+    return value
 
 
 def seed(text: str) -> int:
@@ -31,6 +45,14 @@ def seed(text: str) -> int:
     if not 0 <= value < 2**32:
         raise argparse.ArgumentTypeError(f"expected an integer in 0..2**32-1, got {value}")
     return value
+
+
+def file_name(text: str) -> str:
+    """A file or folder argument: not empty (an empty name would be read as the current
+    folder, ``.``, and an error would name that instead of what was typed)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a file name, got {text!r}")
+    return text
 
 
 def add_memory_arg(p: argparse.ArgumentParser) -> None:

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from schedbench.bench.cli._common import file_name
 from schedbench.bench.report import schedule_plots as sp
 
 
@@ -31,7 +32,11 @@ def add_parser(sub: Any) -> None:
             "locality DIR/<scheduler>, reproduce ar --requests ... --out DIR (at most 4)",
         )
         q.add_argument(
-            "--out", default=None, metavar="FILE.png", help="default: in the first folder"
+            "--out",
+            type=file_name,
+            default=None,
+            metavar="FILE.png",
+            help="default: in the first folder",
         )
     g.add_argument("--color", default="user", choices=sp.COLOR_MODES, help="default user")
     g.add_argument("--from", dest="t_from", type=float, default=None, metavar="H", help="hours")

@@ -9,13 +9,20 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench import api
+from schedbench.bench.cli._common import file_name
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("report", help="leaderboards and an HTML report from a results store")
-    p.add_argument("store", help="results store (.sqlite)")
+    p.add_argument("store", type=file_name, help="results store (.sqlite)")
     p.add_argument("--suite", default=None, help="only this suite")
-    p.add_argument("--html", default=None, metavar="OUT", help="write an HTML report with plots")
+    p.add_argument(
+        "--html",
+        type=file_name,
+        default=None,
+        metavar="OUT",
+        help="write an HTML report with plots",
+    )
     p.add_argument("--markdown", action="store_true", help="print Markdown instead of plain text")
     p.add_argument(
         "--wide", action="store_true", help="every column (default: what fits 100 columns)"
@@ -25,7 +32,9 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="use latency rows measured concurrently too (default: alone only)",
     )
-    p.add_argument("--export-csv", default=None, metavar="OUT", help="export the rows to CSV")
+    p.add_argument(
+        "--export-csv", type=file_name, default=None, metavar="OUT", help="export the rows to CSV"
+    )
     p.add_argument(
         "--export-parquet",
         default=None,

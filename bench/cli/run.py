@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from schedbench.bench.cli._common import add_memory_arg
+from schedbench.bench.cli._common import add_memory_arg, file_name
 
 
 def add_parser(sub: Any) -> None:
@@ -43,6 +43,7 @@ def add_parser(sub: Any) -> None:
     )
     r.add_argument(
         "--store",
+        type=file_name,
         default=None,
         metavar="PATH",
         help="SQLite results store (default results/<suite>.sqlite)",
@@ -63,7 +64,11 @@ def add_parser(sub: Any) -> None:
         help="run only the decision or only the simulation cells",
     )
     r.add_argument(
-        "--html", default=None, metavar="OUT", help="HTML report path (default next to the store)"
+        "--html",
+        type=file_name,
+        default=None,
+        metavar="OUT",
+        help="HTML report path (default next to the store)",
     )
     r.add_argument("--no-progress", action="store_true")
     r.add_argument(

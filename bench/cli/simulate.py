@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from schedbench.bench import api
-from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli._common import (
+    add_budget_args,
+    add_memory_arg,
+    add_set_args,
+    file_name,
+)
 from schedbench.bench.cli.simulate_stream import add_stream_args, run_stream
 from schedbench.bench.cli.simulate_stream import check_args as check_stream_args
 from schedbench.bench.progress import progress
@@ -197,9 +202,10 @@ def add_parser(sub: Any) -> None:
         action="store_true",
         help="skip (and count) malformed SWF lines instead of stopping",
     )
-    p.add_argument("--out", default=None, metavar="DIR", help="output directory")
+    p.add_argument("--out", type=file_name, default=None, metavar="DIR", help="output directory")
     p.add_argument(
         "--record-decisions",
+        type=file_name,
         default=None,
         metavar="FILE",
         help="store every decision problem posed (JSON lines) for replay in suites; a policy "

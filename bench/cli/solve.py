@@ -16,14 +16,19 @@ import json
 from typing import Any
 
 from schedbench.bench import api
-from schedbench.bench.cli._common import add_budget_args, add_memory_arg, add_set_args
+from schedbench.bench.cli._common import (
+    add_budget_args,
+    add_memory_arg,
+    add_set_args,
+    file_name,
+)
 from schedbench.simcore.problem import Status
 from schedbench.solvers import registry
 
 
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("solve", help="solve one PROBLEM.json and print the decision as JSON")
-    s.add_argument("problem", help="PROBLEM.json (any problem kind)")
+    s.add_argument("problem", type=file_name, help="PROBLEM.json (any problem kind)")
     s.add_argument(
         "--solver",
         required=True,
@@ -39,7 +44,18 @@ def add_parser(sub: Any) -> None:
         "killed at budget + grace",
     )
     add_memory_arg(s)
-    s.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
+    s.add_argument("--indent", type=_indent, default=None, help="pretty-print the JSON")
+
+
+def _indent(text: str) -> int:
+    """An ``--indent`` value: 0..16 spaces (a huge indent would exhaust the memory)."""
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from exc
+    if not 0 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"expected 0..16 spaces, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from schedbench.bench.cli._common import add_budget_args
+from schedbench.bench.cli._common import add_budget_args, file_name
 from schedbench.bench.report.terminal import WIDTH, listing
 from schedbench.bench.run.isolate import ContainedSolvers
 from schedbench.instances.problem_files import load_problem
@@ -28,7 +28,7 @@ from schedbench.solvers import registry
 
 def add_parser(sub: Any) -> None:
     t = sub.add_parser("table", help="run solvers on problems and print a comparison table")
-    t.add_argument("problems", nargs="+", help="PROBLEM.json files")
+    t.add_argument("problems", nargs="+", type=file_name, help="PROBLEM.json files")
     t.add_argument(
         "--solver",
         dest="solvers",

@@ -279,6 +279,11 @@ def _read_usage(path: Path) -> tuple[np.ndarray, np.ndarray]:
         data = np.array([[_float(x) for x in r] for r in body], dtype=np.float64)
     except ValueError as exc:
         raise PlotError(f"{path}: expected numbers ({exc})") from exc
+    if data.ndim != 2 or data.shape[1] < 5:
+        raise PlotError(f"{path}: expected 5 columns (time and 4 counts) on every row")
+    bad = np.flatnonzero(np.isinf(data).any(axis=1))
+    if bad.size:
+        raise PlotError(f"{path}: line {int(bad[0]) + 2}: expected finite numbers, got infinity")
     return data[:, 0], data[:, 1:5]
 
 

@@ -245,6 +245,8 @@ def memory_limit(value: str | float | None = None) -> int | None:
         return None
     where = f"memory limit {value!r}"
     try:
+        if not text:
+            raise ValueError("empty")
         if text.endswith("%"):
             share = float(text[:-1]) / 100
             ram = machine_memory()

@@ -474,7 +474,7 @@ def _solver_table(src: str, where: str, s: Any, families: set[str]) -> list[Solv
     params = _get(src, s, "params", where, dict, {}, expected="a table of parameters")
     fams = _get(src, s, "families", where, list, None, expected="a list of family names")
     for f in fams or ():
-        if f not in families:
+        if not isinstance(f, str) or f not in families:
             raise SuiteError(
                 src,
                 f"{where}.families",

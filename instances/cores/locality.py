@@ -40,7 +40,12 @@ from schedbench.instances.cores._keys import (
     local_file,
     optional_integer,
 )
-from schedbench.instances.locality_io import generate_locality, read_locality, swf_file_to_locality
+from schedbench.instances.locality_io import (
+    LocalityWorkloadError,
+    generate_locality,
+    read_locality,
+    swf_file_to_locality,
+)
 from schedbench.instances.systems import locality_platform
 from schedbench.simcore.core import (
     CoreRun,
@@ -234,6 +239,16 @@ class LocalityCore(SimulationCore):
 
     # -- running -------------------------------------------------------------------------------
     def load(self, spec: CoreSpec) -> Loaded:
+        loaded = self._load(spec)
+        if loaded.workload.evaluated.size == 0:
+            # The metrics are over the evaluated jobs: say so at load, naming the workload.
+            raise LocalityWorkloadError(
+                f"workload {spec.workload!r}: no evaluated (category 1: 'workload: 1') job, so "
+                "there is nothing to measure"
+            )
+        return loaded
+
+    def _load(self, spec: CoreSpec) -> Loaded:
         if spec.workload.startswith("locality:"):
             keys = generator_keys(spec.workload, GENERATOR_KEYS)
             w = generate_locality(**keys)

@@ -38,7 +38,12 @@ def number(
     value = data[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ProblemError(key, "a number", value)
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError as exc:  # an integer beyond any float
+        raise ProblemError(
+            key, f"a finite number >= {minimum:g}", f"an integer of {len(str(value))} digits"
+        ) from exc
     if not math.isfinite(x) or x < minimum:
         raise ProblemError(key, f"a finite number >= {minimum:g}", value)
     return x

@@ -338,7 +338,9 @@ class SelectionProblem:
             if isinstance(must, list):  # a file that names a job twice is a typo, not a set
                 seen: set[Any] = set()
                 for i, item in enumerate(must):
-                    if isinstance(item, int) and item in seen:
+                    if not isinstance(item, int) or isinstance(item, bool):
+                        raise ProblemError(f"must_include[{i}]", "an integer job index", item)
+                    if item in seen:
                         raise ProblemError(f"must_include[{i}]", "each job index once", item)
                     seen.add(item)
             # Raw JSON values: __post_init__ converts and checks every one.
