@@ -887,3 +887,85 @@ def test_output_paths_of_every_command(arena, store_file, run_folder, command, k
     arena.check(outcome, [*culprit_names(target), flag], case)
     if kind == "symlink-to-victim":
         assert outcome.code == 2  # never written through a link
+
+
+# ----------------------------------------------------------------------------- table, compare, data
+TABLE_FLAGS = {
+    "--budget": small_or_hostile(1, 2),
+    "--seed": small_or_hostile(0, 5),
+    "--solver": st.sampled_from(["naive", "dp", "nope", "../x:Foo", "os:system", "", "naive[x=1]"]),
+}
+COMPARE_FLAGS = {
+    "--fail": st.one_of(
+        st.sampled_from(["quality:5", "latency_p50:", ":5", "nope:1", "quality", "quality:x"]),
+        hostile_number.map(lambda v: f"quality:{v}"),
+    ),
+    "--latency-noise-pct": hostile_number,
+    "--latency-noise-ms": hostile_number,
+    "--suite": st.sampled_from(["tiny", "", "nope", "../x"]),
+}
+
+
+def _flag_lists(table: dict[str, st.SearchStrategy[str]]) -> st.SearchStrategy[list]:
+    return st.lists(
+        st.sampled_from(sorted(table)).flatmap(lambda f: st.tuples(st.just(f), table[f])),
+        min_size=1,
+        max_size=3,
+    )
+
+
+@fuzz(15)
+@given(flags=_flag_lists(TABLE_FLAGS), path_kind=st.sampled_from(PATH_KINDS))
+def test_table_flags_and_problem_paths(arena, flags, path_kind):
+    case = arena.folder()
+    problem = make_path(case, path_kind, "p.json", json.dumps(PROBLEMS["selection"][0]).encode())
+    argv = ["table", problem, *(f"{flag}={value}" for flag, value in flags)]
+    if not any(f == "--solver" for f, _ in flags):
+        argv.append("--solver=naive")
+    outcome = arena.run(argv, case)
+    names = [*culprit_names(problem), "problem", "solver", *(f for f, _ in flags)]
+    names += [part for _, v in flags for part in (v, v.split(":")[0])]
+    arena.check(outcome, names, case)
+
+
+@fuzz(15)
+@given(
+    flags=_flag_lists(COMPARE_FLAGS),
+    base_kind=st.sampled_from(PATH_KINDS),
+    head_kind=st.sampled_from(["regular", "missing", "folder", "empty"]),
+)
+def test_compare_flags_and_store_paths(arena, store_file, flags, base_kind, head_kind):
+    case = arena.folder()
+    base = make_path(case, base_kind, "base.sqlite", store_file.read_bytes())
+    head = make_path(case, head_kind, "head.sqlite", store_file.read_bytes())
+    outcome = arena.run(["compare", base, head, *(f"{f}={v}" for f, v in flags)], case)
+    names = [*culprit_names(base), *culprit_names(head), "store", *(f for f, _ in flags)]
+    names += [part for _, v in flags for part in (v, v.split(":")[0])]
+    arena.check(outcome, names, case)
+
+
+@fuzz(10)
+@given(
+    argv=st.one_of(
+        st.tuples(
+            st.sampled_from(["show", "path"]),
+            st.sampled_from(
+                [
+                    "kth-sp2",
+                    "nope",
+                    "",
+                    "../etc",
+                    "/etc/passwd",
+                    "kth-sp2/nope",
+                    "kth-sp2/../x",
+                    "a\tb",
+                ]
+            ),
+        ).map(list),
+        st.sampled_from([["--verify"], ["nope"], ["show"], ["fetch"], ["fetch", "nope"]]),
+    )
+)
+def test_data_actions_and_names(arena, argv):
+    case = arena.folder()
+    outcome = arena.run(["data", *argv], case)
+    arena.check(outcome, [*argv, "dataset", "data"], case)
