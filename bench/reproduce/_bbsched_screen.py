@@ -18,8 +18,8 @@ The design: one factor at a time (OFAT), from two bases, plus the all-code corne
   starvation bound, WFP order) against its ``naive`` baseline (EASY), Theta-S4 at Table 3's
   operating point, exact runtime estimates (what the Lublin–Feitelson generator gives), the
   reproduction's trace length. Switched one at a time: runtime estimates (×2; drawn from the
-  KTH-SP2 log's requested/actual ratios, :func:`with_estimates`), trace length (×4: weeks to
-  months), load (one level below and one above Table 3's), backfilling (conservative for both
+  KTH-SP2 log's requested/actual ratios, :func:`with_estimates`), trace length (×3 quick, ×5 full:
+  about 19 days to 50 or 80 days), load (one level below and one above Table 3's), backfilling (conservative for both
   methods; conservative for the baseline only, BBSched keeping EASY), the window (20 → 10, the
   largest the authors' code runs exactly) and the order (WFP → FCFS, the authors' code's).
 * **Part "cqsim"** (:data:`RULES`), from the authors' loop with every rule at the paper's
@@ -48,8 +48,8 @@ do nothing by construction, which the table shows).
 Outputs in ``--out DIR``: ``screen.csv`` (one row per setting: part, factor, level, seeds,
 means, and the three paired deltas with their intervals and verdicts), ``screen_runs.csv`` (one
 row per run: setting, seed, method, node usage, BB usage, mean wait, trace span in days) and a
-printed table. ``--quick``: seeds 0–2 and 1,500 jobs per workload (about a week of submissions;
-×4 for the long trace); without it seeds 0–9 and the reproduction's 4,000 jobs.
+printed table. ``--quick``: seeds 0–2, 4,000 jobs per workload (12,000 for the long trace);
+without it seeds 0–9 (20,000 jobs for the long trace).
 """
 
 from __future__ import annotations
@@ -74,9 +74,12 @@ from schedbench.bench.reproduce._pool import map_ordered
 #: The paper's BBSched-minus-baseline on Theta-S4 (relative %): node usage, mean wait.
 PAPER_NODE_GAIN, PAPER_WAIT_CUT = 20.03, -41.0
 
-#: Jobs per workload of the quick screen (the long trace has :data:`LONG_FACTOR` times more).
-QUICK_JOBS = 1500
-LONG_FACTOR = 4
+#: Jobs per workload of the quick screen (the reproduction's: about 19 days of submissions at
+#: Table 3's load on Theta), and the long trace's multiple of it, quick (about 50 days) and full
+#: (about 80 days). Far fewer jobs do not reach the regime: 1,500 jobs span 3 days, and the
+#: baseline's node usage stays near 50 % (the queue never fills).
+QUICK_JOBS = 4000
+LONG_FACTOR = {True: 3, False: 5}
 
 #: Offered (node, BB) loads of the load factor's two other levels, around Table 3's point.
 LOAD_LOW, LOAD_HIGH = (0.75, 1.1), (0.95, 1.5)
@@ -176,7 +179,6 @@ class Run:
     method: str
     part: str
     estimates: str
-    length: str
     load: str
     backfill: str
     window: int
@@ -186,7 +188,7 @@ class Run:
     jobs: int
 
 
-def run_key(s: Setting, method: str, seed: int, jobs: int) -> Run:
+def run_key(s: Setting, method: str, seed: int, jobs: int, long_jobs: int) -> Run:
     """The run a setting needs for ``method``, with what the method does not depend on set to
     the base's value, so that settings share runs: the baseline ignores the window, the
     decision rules and, when backfilling is switched for the baseline only, nothing else; BBSched
@@ -198,9 +200,8 @@ def run_key(s: Setting, method: str, seed: int, jobs: int) -> Run:
     if method == "naive":
         window = 20 if s.part == "paper" else 10
         rules = tuple((k, v if k in BASELINE_RULES else RULES[k][0]) for k, v in s.rules)
-    return Run(
-        method, s.part, s.estimates, s.length, s.load, backfill, window, s.order, rules, seed, jobs
-    )
+    n = long_jobs if s.length == "long" else jobs
+    return Run(method, s.part, s.estimates, s.load, backfill, window, s.order, rules, seed, n)
 
 
 @lru_cache(maxsize=1)
@@ -266,8 +267,7 @@ def simulate_run(run: Run) -> dict[str, Any]:
     trace's submit span in days."""
     from schedbench.simcore.metrics import MeasurementWindow, compute_metrics
 
-    jobs = run.jobs * (LONG_FACTOR if run.length == "long" else 1)
-    workload, system, span = _workload(run.seed, jobs, run.load, run.estimates)
+    workload, system, span = _workload(run.seed, run.jobs, run.load, run.estimates)
     if run.part == "cqsim":
         from schedbench.simcore.cqsim import CqsimConfig, CqsimRules, CqsimSimulation
 
@@ -396,6 +396,11 @@ RUN_COLUMNS = ("setting", "seed", "method", "node_usage", "bb_usage", "mean_wait
 # ---------------------------------------------------------------------------------------------
 
 
+def _cost(r: Run) -> float:
+    """A rough relative cost: the engine's BBSched runs pose a decision problem per pass."""
+    return r.jobs * (4.0 if r.part == "paper" and r.method == "bbsched" else 1.0)
+
+
 def screen(args: argparse.Namespace, seeds: Sequence[int], jobs: int) -> int:
     """Run the design on ``seeds`` with ``jobs`` per (short) workload; write and print."""
     from schedbench.simcore.safeio import ensure_dir
@@ -403,16 +408,20 @@ def screen(args: argparse.Namespace, seeds: Sequence[int], jobs: int) -> int:
     t0 = time.perf_counter()
     out = Path(args.out)
     settings = design()
+    long_jobs = jobs * LONG_FACTOR[bool(args.quick)]
     needed = {
-        s: {(sd, m): run_key(s, m, sd, jobs) for sd in seeds for m in ("naive", "bbsched")}
+        s: {
+            (sd, m): run_key(s, m, sd, jobs, long_jobs)
+            for sd in seeds
+            for m in ("naive", "bbsched")
+        }
         for s in settings
     }
     runs = list(dict.fromkeys(r for per in needed.values() for r in per.values()))
-    # the long and the BBSched runs first, so that the workers end together
-    runs.sort(key=lambda r: -(LONG_FACTOR if r.length == "long" else 1) * (r.method != "naive"))
+    runs.sort(key=_cost, reverse=True)  # the long runs first, so that the workers end together
     print(
         f"reproduce bbsched --screen: {len(settings)} settings (OFAT) x {len(seeds)} seeds, "
-        f"{len(runs)} distinct simulations, Theta-S4, {jobs} jobs ({jobs * LONG_FACTOR} long), "
+        f"{len(runs)} distinct simulations, Theta-S4, {jobs} jobs ({long_jobs} long), "
         f"{args.workers} worker(s)",
         file=sys.stderr,
     )
