@@ -26,7 +26,9 @@ The design: one factor at a time (OFAT), from two bases, plus the all-code corne
   reading: each rule of the model note *bbsched-cqsim-semantics* that ``CqsimRules`` names,
   switched to the code's value one at a time, then all of them together — the all-code corner,
   which is the authors' code as the ``cqsim`` profile reproduces it (``-u F`` against ``-u M -x
-  10``, EASY, FCFS). This part has its own base because the rules exist only in that loop; its
+  10``, EASY, FCFS). Then the one interaction checked: KTH-SP2 estimates in this loop, with the
+  paper's readings and at the all-code corner (the authors ran real traces with user
+  estimates, and CQSim times queued jobs by their actual runtimes, which only matters then). This part has its own base because the rules exist only in that loop; its
   base differs from the paper-text base in what the loop fixes (no starvation bound, window 10,
   FCFS order, an event loop of its own), and the two bases side by side show what that costs.
   ``selection`` is not screened: with an exact solver (``dp``) and the enumeration the front is
@@ -36,7 +38,7 @@ The design: one factor at a time (OFAT), from two bases, plus the all-code corne
 Why OFAT and not a 2-level fractional factorial: the factors are not all two-level switches of
 one model (estimates and backfilling have three levels, and the rules exist only in the cqsim
 loop), and what is asked is "does any single difference bring the paper's gain", which OFAT
-answers directly with one setting per difference (21 settings, many of whose runs are shared:
+answers directly with one setting per difference (23 settings, many of whose runs are shared:
 a baseline is run once per distinct configuration of what the baseline depends on, see
 :func:`run_key`). A resolution-III fraction over the nine rules would need 16 settings and give
 main effects aliased with two-rule interactions, for no saving; the all-code corner is the one
@@ -135,7 +137,10 @@ class Setting:
 
     @property
     def name(self) -> str:
-        return "base" if self.factor == "base" else f"{self.factor}={self.level}"
+        if self.factor == "base":
+            return f"{self.part} base"
+        prefix = "cqsim " if self.part == "cqsim" and self.factor not in RULES else ""
+        return f"{prefix}{self.factor}={self.level}"
 
 
 def paper_rules() -> tuple[tuple[str, Any], ...]:
@@ -150,18 +155,20 @@ def design() -> list[Setting]:
     for f, (_, levels) in PAPER_FACTORS.items():
         for lvl in levels:
             out.append(replace(out[0], factor=f, level=str(lvl), **{f: lvl}))
-    corner = Setting("cqsim", "base", "paper readings", window=10, order="fcfs")
-    out.append(replace(corner, rules=paper_rules()))
+    corner = Setting(
+        "cqsim", "base", "paper readings", window=10, order="fcfs", rules=paper_rules()
+    )
+    out.append(corner)
     for rule, (_, code) in RULES.items():
         rules = tuple((k, code if k == rule else v) for k, v in paper_rules())
         out.append(replace(corner, factor=rule, level=str(code), rules=rules))
+    code = tuple((k, v[1]) for k, v in RULES.items())
+    out.append(replace(corner, factor="all rules", level="code", rules=code))
+    # the authors' code with user estimates, and the paper readings' loop with them: the one
+    # interaction checked (``queued_duration`` acts only where estimates differ from runtimes)
+    out.append(replace(corner, factor="estimates", level="kth-sp2", estimates="kth-sp2"))
     out.append(
-        replace(
-            corner,
-            factor="all rules",
-            level="code (the authors' code)",
-            rules=tuple((k, v[1]) for k, v in RULES.items()),
-        )
+        replace(corner, factor="all rules", level="code, kth-sp2", rules=code, estimates="kth-sp2")
     )
     return out
 
