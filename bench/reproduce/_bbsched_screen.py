@@ -439,7 +439,8 @@ def screen(args: argparse.Namespace, seeds: Sequence[int], jobs: int) -> int:
             strict=True,
         )
     )
-    rows, run_rows = [], []
+    rows: list[dict[str, Any]] = []
+    run_rows: list[dict[str, Any]] = []
     for s in settings:
         by_seed = {sd: {m: done[needed[s][(sd, m)]] for m in ("naive", "bbsched")} for sd in seeds}
         rows.append(setting_row(s, by_seed, seeds))
