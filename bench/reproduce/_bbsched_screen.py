@@ -19,8 +19,8 @@ The design: one factor at a time (OFAT), from two bases, plus the all-code corne
   operating point, exact runtime estimates (what the Lublin–Feitelson generator gives), the
   reproduction's trace length. Switched one at a time: runtime estimates (×2; drawn from the
   KTH-SP2 log's requested/actual ratios, :func:`with_estimates`), trace length (×3 quick, ×5 full:
-  about 19 days to 50 or 80 days), load (one level below and one above Table 3's), backfilling (conservative for both
-  methods; conservative for the baseline only, BBSched keeping EASY), the window (20 → 10, the
+  from about 19 days to 50 or more), load (one level below and one above Table 3's),
+  backfilling (conservative for both methods; conservative for the baseline only, BBSched keeping EASY), the window (20 → 10, the
   largest the authors' code runs exactly) and the order (WFP → FCFS, the authors' code's).
 * **Part "cqsim"** (:data:`RULES`), from the authors' loop with every rule at the paper's
   reading: each rule of the model note *bbsched-cqsim-semantics* that ``CqsimRules`` names,
@@ -77,8 +77,8 @@ from schedbench.bench.reproduce._pool import map_ordered
 PAPER_NODE_GAIN, PAPER_WAIT_CUT = 20.03, -41.0
 
 #: Jobs per workload of the quick screen (the reproduction's: about 19 days of submissions at
-#: Table 3's load on Theta), and the long trace's multiple of it, quick (about 50 days) and full
-#: (about 80 days). Far fewer jobs do not reach the regime: 1,500 jobs span 3 days, and the
+#: Table 3's load on Theta), and the long trace's multiple of it, quick (about 50 days on seed 0) and
+#: full (more). Far fewer jobs do not reach the regime: 1,500 jobs span 3 days, and the
 #: baseline's node usage stays near 50 % (the queue never fills).
 QUICK_JOBS = 4000
 LONG_FACTOR = {True: 3, False: 5}
