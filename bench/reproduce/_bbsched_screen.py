@@ -272,6 +272,7 @@ def _workload(seed: int, jobs: int, load: str, estimates: str) -> tuple[Any, Any
 def simulate_run(run: Run) -> dict[str, Any]:
     """Simulate one run; node usage, BB usage, mean wait (over the trimmed window) and the
     trace's submit span in days."""
+    from schedbench.simcore.errors import SimulationError
     from schedbench.simcore.metrics import MeasurementWindow, compute_metrics
 
     workload, system, span = _workload(run.seed, run.jobs, run.load, run.estimates)
@@ -284,7 +285,13 @@ def simulate_run(run: Run) -> dict[str, Any]:
             backfill=run.backfill,
             rules=CqsimRules(selection="enumerate", **dict(run.rules)),
         )
-        result = CqsimSimulation(workload, system, config).run()
+        try:
+            result = CqsimSimulation(workload, system, config).run()
+        except SimulationError as exc:  # a rule mix the loop refuses (a start without fitting)
+            return dict.fromkeys(("node_usage", "bb_usage", "mean_wait_s"), None) | {
+                "span_days": span,
+                "error": str(exc),
+            }
     else:
         result = _engine(run, workload, system)
     m = compute_metrics(result, MeasurementWindow.fractions(TRIM, TRIM))
@@ -395,7 +402,16 @@ SCREEN_COLUMNS = (
     "node_verdict",
     "wait_verdict",
 )
-RUN_COLUMNS = ("setting", "seed", "method", "node_usage", "bb_usage", "mean_wait_s", "span_days")
+RUN_COLUMNS = (
+    "setting",
+    "seed",
+    "method",
+    "node_usage",
+    "bb_usage",
+    "mean_wait_s",
+    "span_days",
+    "error",
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -486,7 +502,7 @@ def print_table(rows: Iterable[dict[str, Any]], seeds: Sequence[int], jobs: int)
         [
             r["part"],
             r["setting"],
-            f"{100 * r['naive_node_usage']:.1f}",
+            "n/a" if r["naive_node_usage"] is None else f"{100 * r['naive_node_usage']:.1f}",
             _cell(r["_node_rel"]),
             _cell(r["_bb_rel"]),
             _cell(r["_wait_rel"]),
