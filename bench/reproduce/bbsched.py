@@ -83,6 +83,7 @@ from schedbench.bench._io import save_figure
 from schedbench.bench.cli.run import MAX_WORKERS
 from schedbench.bench.progress import progress
 from schedbench.bench.report.style import series_style
+from schedbench.bench.reproduce._bbsched_screen import QUICK_JOBS
 from schedbench.bench.reproduce._bbsched_setup import (
     _METHOD_INDEX,
     BASELINE,
@@ -1312,7 +1313,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="simulations run side by side (default: 2, or 1 on one CPU)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=JOBS, help=f"jobs per workload (default {JOBS})"
+        "--jobs",
+        type=int,
+        default=None,
+        help=f"jobs per workload (default {JOBS}; with --screen --quick {QUICK_JOBS})",
     )
     parser.add_argument(
         "--calibrate",
@@ -1325,6 +1329,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="paper",
         help="the BBSched core's semantics: the paper's text (default) or its authors' simulator "
         "CQSim (baseline and BBSched only, window 10, FCFS; writes results.csv and deltas.csv)",
+    )
+    parser.add_argument(
+        "--screen",
+        action="store_true",
+        help="the screening study instead: BBSched minus the baseline on Theta-S4 under each "
+        "difference that could matter (the cqsim rules one at a time, runtime estimates, trace "
+        "length, load, backfilling); writes screen.csv (bench/reproduce/_bbsched_screen.py)",
     )
     parser.add_argument(
         "--from-results",
@@ -1344,6 +1355,9 @@ def _stamp() -> str:
 
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
+    screening = getattr(args, "screen", False)
+    if args.jobs is None:
+        args.jobs = QUICK_JOBS if screening and args.quick else JOBS
     if not 1 <= args.workers <= MAX_WORKERS or not 100 <= args.jobs <= MAX_GENERATED_JOBS:
         print(
             f"schedbench: error: --workers from 1 to {MAX_WORKERS} and --jobs from 100 to "
@@ -1353,6 +1367,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.calibrate:
         return calibrate(out, args.workers, args.jobs, args.seeds or list(CALIBRATION_SEEDS))
+    if screening:
+        from schedbench.bench.reproduce._bbsched_screen import screen
+
+        return screen(args, args.seeds or list(range(3 if args.quick else 10)), args.jobs)
     seeds = args.seeds or (list(range(5)) if args.quick else list(range(10)))
     ensure_dir(out)
     t0 = time.perf_counter()
