@@ -557,8 +557,26 @@ def _settings(args: argparse.Namespace) -> dict[str, list[Setting]]:
     return {e: grids[e] for e in args.experiments}
 
 
+#: The largest count each option accepts (the paper's experiment uses 10 seeds of 10,000 requests).
+COUNT_BOUNDS = {
+    "seeds": 1_000,
+    "jobs": 1_000_000,
+    "bound_jobs": 100_000,
+    "gap_windows": 1_000,
+    "gap_size": 10_000,
+}
+MAX_WORKERS = 256
+
+
 def _check(args: argparse.Namespace, defaults: dict[str, Any]) -> dict[str, Any]:
     cfg = {k: getattr(args, k) if getattr(args, k) is not None else v for k, v in defaults.items()}
+    # Upper bounds too: a count typed with a few zeros too many would otherwise run for days.
+    for key, most in COUNT_BOUNDS.items():
+        if cfg[key] > most:
+            flag = "--" + key.replace("_", "-")
+            raise ConfigError(f"{flag}: expected at most {most:,}, got {cfg[key]:,}")
+    if args.workers > MAX_WORKERS:
+        raise ConfigError(f"--workers: expected at most {MAX_WORKERS}, got {args.workers:,}")
     if cfg["seeds"] < 1:
         raise ConfigError(f"--seeds: expected an integer >= 1, got {cfg['seeds']}")
     if cfg["jobs"] < 1:

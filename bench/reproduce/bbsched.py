@@ -1256,6 +1256,10 @@ def calibrate(out: Path, workers: int, jobs: int, seeds: Sequence[int]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
+#: The most seeds a run accepts (the paper's figures use 10).
+MAX_SEEDS = 1_000
+
+
 def _seed_list(text: str) -> list[int]:
     """``0,1,2`` or ``0-4`` (or a mix: ``0-4,10``)."""
     out: list[int] = []
@@ -1266,6 +1270,10 @@ def _seed_list(text: str) -> list[int]:
                 lo, hi = (int(x) for x in part.split("-", 1))
                 if hi < lo:
                     raise ValueError(part)
+                if hi - lo >= MAX_SEEDS:  # before the range is made: 0-10**12 is no list
+                    raise argparse.ArgumentTypeError(
+                        f"--seeds: expected at most {MAX_SEEDS:,} seeds, got {text!r}"
+                    )
                 out.extend(range(lo, hi + 1))
             elif part:
                 out.append(int(part))
@@ -1273,6 +1281,10 @@ def _seed_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(
             f"--seeds: expected seeds like 0,1,2 or 0-4, got {text!r}"
         ) from exc
+    if len(out) > MAX_SEEDS:
+        raise argparse.ArgumentTypeError(
+            f"--seeds: expected at most {MAX_SEEDS:,} seeds, got {text!r}"
+        )
     if not out or any(s < 0 for s in out) or len(set(out)) != len(out):
         raise argparse.ArgumentTypeError(f"--seeds: expected distinct seeds >= 0, got {text!r}")
     return out

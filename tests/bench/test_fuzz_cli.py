@@ -969,3 +969,49 @@ def test_data_actions_and_names(arena, argv):
     case = arena.folder()
     outcome = arena.run(["data", *argv], case)
     arena.check(outcome, [*argv, "dataset", "data"], case)
+
+
+# ----------------------------------------------------------------------------- reproduce
+#: Values no count option may accept (a valid one would start a reproduction: minutes).
+BAD_COUNTS = [
+    "-1",
+    "0",
+    "-0",
+    "1e300",
+    "nan",
+    "inf",
+    "1000000000000",
+    "1" + "0" * 400,
+    "x",
+    "",
+    "0.5",
+]
+REPRODUCE_FLAGS = {
+    "ar": ["--seeds", "--jobs", "--workers"],
+    "bbsched": ["--jobs", "--workers"],
+}
+
+
+@fuzz(20)
+@given(
+    paper_flag=st.sampled_from([(p, f) for p, flags in REPRODUCE_FLAGS.items() for f in flags]),
+    value=st.sampled_from(BAD_COUNTS),
+)
+@example(paper_flag=("ar", "--seeds"), value="1000000000000")
+def test_reproduce_refuses_bad_counts_before_running(arena, paper_flag, value):
+    paper, flag = paper_flag
+    case = arena.folder()
+    outcome = arena.run(["reproduce", paper, "--quick", f"{flag}={value}", "--out", "o"], case)
+    arena.check(outcome, [flag, value, "workers", "jobs"], case)
+    assert outcome.code == 2, outcome.err
+
+
+@fuzz(10)
+@given(
+    seeds=st.sampled_from(["0-100000000", "5-1", "-1", "", ",", "0,0", "x-y", "0-999,1000-1999"])
+)
+def test_reproduce_bbsched_refuses_bad_seed_lists(arena, seeds):
+    case = arena.folder()
+    outcome = arena.run(["reproduce", "bbsched", "--quick", f"--seeds={seeds}", "--out", "o"], case)
+    arena.check(outcome, ["--seeds", seeds], case)
+    assert outcome.code == 2, outcome.err
