@@ -151,7 +151,7 @@ def _exact_solvers_agree(case: Case) -> None:
         return
     from tests.solvers.test_dp_kernel import dp_status
 
-    assert dp.status == dp_status(p) and ex.status == Status.OPTIMAL
+    assert dp.status in dp_status(p) and ex.status == Status.OPTIMAL
     reference = brute_force_values(p)
     assert reference.shape[0] >= 1  # the must_include jobs alone fit
     scale = float(np.abs(p.objectives).sum()) + 1.0

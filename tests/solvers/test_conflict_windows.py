@@ -168,10 +168,10 @@ def test_weighted_single_objective_through_the_front_is_exact(c):
         problem = weighted(cw.conflict_candidate(w, seed), c)
         a = timed_solve(DPSolver(), problem, BUDGET)
         b = timed_solve(ExhaustiveSolver(), problem, BUDGET)
-        assert a.status == dp_status(problem) and b.status == Status.OPTIMAL
+        assert a.status in dp_status(problem) and b.status == Status.OPTIMAL
         assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12)
     problem = weighted(cw.conflict_candidate(50, 3), c)
     a = timed_solve(DPSolver(), problem, BUDGET)
     b = timed_solve(DPSolver(reach_bound=False), problem, BUDGET)
-    assert a.status == b.status == dp_status(problem)
+    assert a.status == b.status and a.status in dp_status(problem)
     assert a.objectives[0] == pytest.approx(b.objectives[0], rel=1e-12)
