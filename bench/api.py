@@ -75,8 +75,18 @@ def solve(
     from schedbench.solvers.registry import make_solver, solver_kinds
 
     b = Budget(deadline_s=budget, seed=seed)
-    built = make_solver(solver, params)
-    contained = _contained(solver, params, isolate=isolate, memory_limit=memory_limit, built=built)
+    child = _early_child(solver, params, memory_limit) if isolate else None
+    try:
+        built = make_solver(solver, params)
+        contained = _contained(
+            solver, params, isolate=isolate, memory_limit=memory_limit, built=built, child=child
+        )
+    except BaseException:
+        if child is not None:
+            from schedbench.bench.run.isolate import stop_child
+
+            stop_child(child)
+        raise
     try:
         if isinstance(problem, (str, Path)):
             problem = load_problem(problem)
@@ -106,6 +116,7 @@ def _contained(
     isolate: bool | None,
     memory_limit: str | None = None,
     built: Any = None,
+    child: Any = None,
 ) -> Any:
     """``solver`` with ``params`` as a contained solver: in a child process with a hard
     deadline and a memory cap (``isolate``), or in this process, warm, under a soft deadline;
@@ -114,7 +125,24 @@ def _contained(
     docs/design.md#trust-boundaries-and-bounded-work)."""
     from schedbench.bench.run.isolate import contained_solver
 
-    return contained_solver(solver, params, isolate=isolate, memory_limit=memory_limit, built=built)
+    return contained_solver(
+        solver, params, isolate=isolate, memory_limit=memory_limit, built=built, child=child
+    )
+
+
+def _early_child(solver: str, params: Mapping[str, Any] | None, memory_limit: str | None) -> Any:
+    """The isolation child of ``solver``, started before this process builds the solver and
+    reads the problem: its imports and its kernels' loading (most of a first solve's time,
+    docs/design.md#where-a-fresh-processs-time-goes) then overlap this process's own. None when
+    it cannot start here (the first call then says why)."""
+    from schedbench.bench.run.isolate import start_child
+    from schedbench.bench.run.supervisor import memory_limit as memory_limit_of
+    from schedbench.bench.suite.schema import SolverSpec
+
+    memory = memory_limit_of(memory_limit)  # a bad value is the user's error, before any child
+    items = tuple(sorted(dict(params or {}).items()))
+    started = start_child(SolverSpec(solver, items, solver), memory)
+    return None if isinstance(started, str) else started
 
 
 # ---------------------------------------------------------------------------------------------

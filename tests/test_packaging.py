@@ -111,5 +111,5 @@ def test_the_wheel_installs_one_namespace_and_no_tests_or_benchmarks(wheel):
     assert not [n for n in names if n.startswith(data) and n.endswith(".part")]
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = wheel.read(entry_points).decode()
-    assert "schedbench = schedbench.bench.cli:main" in text
+    assert "schedbench = schedbench.bench.cli:entry" in text
     assert "= solvers." not in text  # every plug-in path inside the namespace

@@ -146,3 +146,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"schedbench: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
+
+
+def entry() -> None:
+    """The ``schedbench`` console script: :func:`main`, then the process ends without the
+    interpreter's teardown (``bench/_exit.py``: 0.3–0.7 s once numba kernels are loaded). An
+    exception from ``main`` leaves the ordinary way, with its traceback."""
+    from schedbench.bench._exit import leave
+
+    leave(main())

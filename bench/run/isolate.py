@@ -49,6 +49,7 @@ from functools import partial
 from multiprocessing.connection import wait
 from typing import Any
 
+from schedbench.bench._exit import leave
 from schedbench.bench.run.supervisor import (
     contain_this_process,
     exit_reason,
@@ -69,12 +70,15 @@ __all__ = [
     "GRACE_S",
     "ISOLATION_STARTUP_S",
     "TRUSTED_PACKAGE",
+    "Child",
     "ContainedSolvers",
     "IsolatedSolver",
     "SoftDeadlineSolver",
     "contained_solver",
     "isolates_by_default",
     "solve_isolated",
+    "start_child",
+    "stop_child",
     "trusted",
 ]
 #: The package whose solvers are trusted: the project's own, reviewed and tested here
@@ -123,6 +127,41 @@ def _isolated_child(spec: SolverSpec, memory_bytes: int | None, conn: Any) -> No
         except (BrokenPipeError, OSError):
             return
     conn.close()
+    leave(0)  # told to stop: without the interpreter's teardown, which outlasts a solve
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Child:
+    """A started isolation child (:func:`start_child`): the process and our end of its pipe."""
+
+    proc: Any
+    conn: Any
+
+
+def start_child(spec: SolverSpec, memory_bytes: int | str | None = "default") -> Child | str:
+    """Start an isolation child for ``spec`` (only its name and parameters are read there)
+    without waiting for it: the child or, when none can start, the reason. ``memory_bytes``:
+    the cap (``"default"``: ``supervisor.memory_limit()``; None: none)."""
+    if memory_bytes == "default":
+        memory_bytes = memory_limit()
+    ctx = mp.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=True)
+    proc = ctx.Process(target=_isolated_child, args=(spec, memory_bytes, send), daemon=False)
+    try:
+        proc.start()
+    except (AssertionError, OSError) as exc:  # a daemonic caller, no processes left
+        recv.close()
+        send.close()
+        return f"could not start an isolated solver process ({type(exc).__name__}: {exc})"
+    send.close()
+    return Child(proc, recv)
+
+
+def stop_child(child: Child) -> None:
+    """Kill a child :func:`start_child` started that no solver adopted, with what it started."""
+    kill_tree(child.proc.pid)
+    child.proc.join(EXIT_WAIT_S)
+    child.conn.close()
 
 
 #: Live isolated solvers, closed at exit.
@@ -163,6 +202,7 @@ class IsolatedSolver:
         self.starts = 0
         self._proc: Any = None
         self._conn: Any = None
+        self._ready = False
         self._broken: str | None = None
 
     def supports(self, problem: Any) -> tuple[bool, str]:
@@ -181,23 +221,14 @@ class IsolatedSolver:
 
     # -- the child ---------------------------------------------------------------------------
     def _start(self) -> str | None:
-        """Start the child and wait until its solver is warm; the reason when it is not."""
-        ctx = mp.get_context("spawn")
-        recv, send = ctx.Pipe(duplex=True)
-        self._proc = ctx.Process(
-            target=_isolated_child, args=(self.spec, self.memory_bytes, send), daemon=False
-        )
-        try:
-            self._proc.start()
-        except (AssertionError, OSError) as exc:  # a daemonic caller, no processes left
-            self._proc = None
-            recv.close()
-            send.close()
-            return f"could not start an isolated solver process ({type(exc).__name__}: {exc})"
-        send.close()
-        self._conn = recv
-        self.starts += 1
-        _OPEN.add(self)
+        """Start the child (unless :meth:`adopt` gave one) and wait until its solver is warm;
+        the reason when it is not."""
+        if self._proc is None:
+            started = start_child(self.spec, self.memory_bytes)
+            if isinstance(started, str):
+                return started
+            self._take(started)
+        recv = self._conn
         if not recv.poll(ISOLATION_STARTUP_S):
             self._kill()
             return f"isolated solver did not start within {ISOLATION_STARTUP_S:g} s"
@@ -208,11 +239,25 @@ class IsolatedSolver:
         if what != "ready":
             self._kill()
             return str(payload)
+        self._ready = True
         return None
+
+    def adopt(self, child: Child) -> None:
+        """Answer through ``child``, a child :func:`start_child` started ahead for this
+        solver's spec (it imports and warms up while this process does its own work)."""
+        if self._proc is not None:
+            raise RuntimeError(f"{self.id}: a child is already running")
+        self._take(child)
+
+    def _take(self, child: Child) -> None:
+        self._proc, self._conn, self._ready = child.proc, child.conn, False
+        self.starts += 1
+        _OPEN.add(self)
 
     def _kill(self) -> None:
         """Kill the child and everything it started; reap it."""
         proc, self._proc = self._proc, None
+        self._ready = False
         if proc is None:
             return
         kill_tree(proc.pid)  # before the join: its pid is ours until reaped
@@ -253,7 +298,7 @@ class IsolatedSolver:
             latency = time.perf_counter() - start
             return kind.error_decision(reason, solver=self.id, status=status, latency_s=latency)
 
-        if self._proc is None:
+        if not self._ready:
             reason = self._start()
             if reason is not None:
                 return failed(reason)
@@ -336,12 +381,14 @@ def contained_solver(
     memory_limit: str | None = None,
     built: Any = None,
     grace_s: float | None = None,
+    child: Child | None = None,
 ) -> Any:
     """The solver ``name`` with ``params`` as every command asks it: an :class:`IsolatedSolver`
     (``isolate``: one child for all its calls, a hard deadline, a memory cap of
     ``memory_limit``), or a warm :class:`SoftDeadlineSolver` in this process (``isolate=False``);
     ``None`` chooses by trust (:func:`isolates_by_default`). ``built`` is the solver already
-    built from ``name`` and ``params``. Close what it returns (``close``) when done."""
+    built from ``name`` and ``params``; ``child`` one :func:`start_child` started ahead for
+    them (given with ``isolate`` only). Close what it returns (``close``) when done."""
     memory = memory_limit_of(memory_limit)  # checked in both modes: a bad value is an error
     if built is None:
         built = make_solver(name, dict(params or {}))
@@ -350,7 +397,10 @@ def contained_solver(
     if isolate:
         items = tuple(sorted(dict(params or {}).items()))
         spec = SolverSpec(name, items, built.id, kinds=solver_kinds(built))
-        return IsolatedSolver(spec, inner=built, grace_s=grace_s, memory_bytes=memory)
+        isolated = IsolatedSolver(spec, inner=built, grace_s=grace_s, memory_bytes=memory)
+        if child is not None:
+            isolated.adopt(child)
+        return isolated
     warm_up(built)
     return SoftDeadlineSolver(built, grace_s=grace_s)
 

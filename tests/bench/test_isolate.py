@@ -164,3 +164,45 @@ def test_a_caller_killed_outright_takes_the_isolated_solve_and_its_processes_alo
         caller.kill()
         caller.wait()
     assert _gone(child) and _gone(grandchild)
+
+
+def test_solve_starts_the_child_before_building_the_solver_here(monkeypatch):
+    """``api.solve(isolate=True)`` starts the isolation child first, so that its imports and
+    kernel loading overlap this process's building of the solver and reading of the problem;
+    the answer is the in-process one."""
+    import multiprocessing as mp
+
+    from schedbench.bench import api
+    from schedbench.solvers import registry
+
+    seen: list[int] = []
+    real = registry.make_solver
+
+    def spy(name, params=None):
+        seen.append(len(mp.active_children()))
+        return real(name, params)
+
+    monkeypatch.setattr(registry, "make_solver", spy)
+    problem = theta_window(12, seed=3)
+    isolated = api.solve(problem, "dp", isolate=True)
+    assert seen[0] == 1  # the child was running when this process built its solver
+    here = api.solve(problem, "dp", isolate=False)
+    assert (isolated.status, isolated.selected, isolated.pareto) == (
+        here.status,
+        here.selected,
+        here.pareto,
+    )
+    assert not mp.active_children()  # closed with the call
+
+
+def test_a_solver_that_cannot_be_built_leaves_no_early_child():
+    import multiprocessing as mp
+
+    from schedbench.bench import api
+    from schedbench.simcore.errors import SchedbenchError
+
+    with pytest.raises(SchedbenchError, match="unknown solver"):
+        api.solve(theta_window(8, seed=1), "no-such-solver", isolate=True)
+    with pytest.raises(SchedbenchError, match="memory limit"):
+        api.solve(theta_window(8, seed=1), "dp", isolate=True, memory_limit="12x")
+    assert not mp.active_children()
