@@ -25,6 +25,7 @@ import numpy as np
 
 from schedbench.bench._io import atomic_write_text
 from schedbench.bench.report.labels import place_labels
+from schedbench.bench.report.schedule_render import ScheduleRenderer
 from schedbench.bench.report.style import fit_text, series_style
 from schedbench.bench.report.tables import (
     DECISION_COLUMNS,
@@ -451,44 +452,49 @@ def _plot_or_note(
     return _img(plot_id, kind, made[0], made[1], caption) if made else _note(kind, note)
 
 
-def _schedules(
-    sim_rows: Sequence[Mapping[str, Any]],
-    runs_root: str | os.PathLike[str] | None,
-    limit: int,
-    taken: set[str],
-) -> str:
-    """Gantt and usage pictures of the first repetition of up to ``limit`` simulation cells."""
-    from schedbench.bench.report.schedule_plots import (
-        PlotError,
-        gantt,
-        load_run,
-        png_bytes,
-        usage,
-    )
-
+def _schedule_folders(
+    sim_rows: Sequence[Mapping[str, Any]], runs_root: str | os.PathLike[str] | None
+) -> list[tuple[Mapping[str, Any], Path]]:
+    """The simulation cells whose first repetition wrote its schedule, with their folders."""
     if runs_root is None:
-        return _note("schedules", "No run folders given: no schedule pictures.")
+        return []
     found = []
     for r in sim_rows:
         folder = Path(runs_root) / f"{r.get('suite')}-runs" / str(r.get("cell_id"))
         if r.get("repetition", 0) == 0 and (folder / "jobs.csv").is_file():
             found.append((r, folder))
+    return found
+
+
+def _schedules(
+    found: list[tuple[Mapping[str, Any], Path]],
+    renderer: Any,
+    runs_root: str | os.PathLike[str] | None,
+    limit: int,
+    taken: set[str],
+) -> str:
+    """Gantt and usage pictures of the first repetition of up to ``limit`` simulation cells
+    (``found``: :func:`_schedule_folders`), drawn by ``renderer`` (``schedule_render.py``)."""
+    if runs_root is None:
+        return _note("schedules", "No run folders given: no schedule pictures.")
     if not found:
         return _note("schedules", "No simulation cell wrote its schedule: no pictures.")
     out = ""
-    for r, folder in found[:limit]:
-        try:
-            run = load_run(folder)
-        except PlotError as exc:
-            out += _note("schedules", f"{r.get('family')} {r.get('solver')}: {exc}")
+    for i, (r, _folder) in enumerate(found[:limit]):
+        pictures = renderer.get(i)
+        if pictures.error:
+            out += _note("schedules", f"{r.get('family')} {r.get('solver')}: {pictures.error}")
             continue
         name = f"{r.get('family')} / {r.get('solver')}"
-        for kind, draw in (("gantt", gantt), ("usage", usage)):
-            png = png_bytes(draw, [run])
+        for kind, png in (("gantt", pictures.gantt), ("usage", pictures.usage)):
             plot_id = f"plot-{kind}-" + _slug(name, taken)
             what = "jobs on nodes over time" if kind == "gantt" else "resources in use and queue"
             out += _img(
-                plot_id, kind, png, f"{kind} of {name}: {what}; {run.caption}", f"{name}: {what}"
+                plot_id,
+                kind,
+                png,
+                f"{kind} of {name}: {what}; {pictures.caption}",
+                f"{name}: {what}",
             )
     if len(found) > limit:
         out += _note("schedules", f"{len(found) - limit} more simulation cells not drawn.")
@@ -520,9 +526,15 @@ def html_report(
     rows = list(rows)
     suites = sorted({str(r.get("suite")) for r in rows if r.get("suite")})
     token = _SOURCE.set(source or ("suite " + ", ".join(suites) if suites else ""))
+    sim_rows = [r for r in rows if r.get("kind") == "simulation"]
+    found = _schedule_folders(sim_rows, runs_root)
+    # the schedule pictures are most of the report's time: drawn in workers meanwhile
+    renderer = ScheduleRenderer([folder for _r, folder in found[:schedules]])
     try:
-        return _html_report(rows, out_path, title, pareto_instances, runs_root, schedules)
+        pictures = (found, renderer)
+        return _html_report(rows, out_path, title, pareto_instances, runs_root, schedules, pictures)
     finally:
+        renderer.close()
         _SOURCE.reset(token)
 
 
@@ -533,6 +545,7 @@ def _html_report(
     pareto_instances: int,
     runs_root: str | os.PathLike[str] | None,
     schedules: int,
+    pictures: tuple[list[tuple[Mapping[str, Any], Path]], ScheduleRenderer],
 ) -> Path:
     out = Path(out_path)
     decision_rows = [r for r in rows if r.get("kind") == "decision"]
@@ -618,7 +631,7 @@ def _html_report(
     if not scenarios:
         kiviat = _note("kiviat", "No simulation cells: no Kiviat charts.")
 
-    schedule_html = _schedules(sim_rows, runs_root, schedules, taken)
+    schedule_html = _schedules(*pictures, runs_root, schedules, taken)
 
     body = "".join(
         [

@@ -1,0 +1,98 @@
+"""The schedule pictures of the HTML report (a Gantt chart and a usage plot per simulation
+cell), drawn in worker processes while the report's other parts are built.
+
+They are most of a suite report's time (about 0.6 s a picture; the ``quick`` suite's report
+draws twelve), and they depend only on the run folders the runner wrote, so each is drawn
+apart: :class:`ScheduleRenderer` hands the folders to a pool of up to
+:data:`MAX_WORKERS` fresh (``spawn``) processes as soon as it is made and gives the pictures
+back in the folders' order. The pictures are the same bytes as drawn here (matplotlib's Agg
+output does not depend on the process).
+
+It draws in this process instead when a pool would not pay (fewer than :data:`MIN_FOLDERS`
+folders, one CPU), cannot start (a daemonic worker of another pool), or broke (a worker
+died): the report is the same, only slower.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Worker processes at most (the pictures of a report are a few seconds of work: more workers
+#: than the machine's two cores would only wait for one another).
+MAX_WORKERS = 2
+#: Fewer folders than this are drawn here: a worker's start (importing matplotlib) costs about
+#: what one folder's two pictures do.
+MIN_FOLDERS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Pictures:
+    """A run folder's pictures (PNG bytes) and caption, or why it has none (``error``)."""
+
+    gantt: bytes = b""
+    usage: bytes = b""
+    caption: str = ""
+    error: str = ""
+
+
+def draw(folder: str) -> Pictures:
+    """The Gantt chart and usage plot of the run in ``folder`` (``schedule_plots``)."""
+    from schedbench.bench.report.schedule_plots import PlotError, gantt, load_run, png_bytes, usage
+
+    try:
+        run = load_run(Path(folder))
+    except PlotError as exc:
+        return Pictures(error=str(exc))
+    return Pictures(png_bytes(gantt, [run]), png_bytes(usage, [run]), run.caption)
+
+
+def _workers(folders: int) -> int:
+    if folders < MIN_FOLDERS or mp.current_process().daemon:
+        return 0
+    return min(MAX_WORKERS, os.cpu_count() or 1, folders) if (os.cpu_count() or 1) > 1 else 0
+
+
+class ScheduleRenderer:
+    """Draws the pictures of ``folders`` (module docstring); :meth:`get` gives folder ``i``'s,
+    waiting for it. Use it as a context manager, or :meth:`close` it."""
+
+    def __init__(self, folders: Sequence[str | os.PathLike[str]], workers: int | None = None):
+        self.folders = [str(f) for f in folders]
+        n = _workers(len(self.folders)) if workers is None else workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: list[Future[Pictures]] = []
+        if n > 0:
+            try:
+                self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
+                self._futures = [self._pool.submit(draw, f) for f in self.folders]
+            except (OSError, RuntimeError, AssertionError):  # no processes here: draw in-process
+                self.close()
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the pictures are drawn by worker processes."""
+        return bool(self._futures)
+
+    def get(self, i: int) -> Pictures:
+        if self._futures:
+            try:
+                return self._futures[i].result()
+            except Exception:  # a worker died (BrokenProcessPool) or failed: draw it here
+                pass
+        return draw(self.folders[i])
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # a cancelled one is drawn here
+
+    def __enter__(self) -> ScheduleRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
