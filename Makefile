@@ -81,8 +81,10 @@ test-deep: $(STAMP)
 # prints its anchors, ratios and the target's verdict; tens of minutes; QUICK=1 for the quick
 # modes): frontier (targets 1, 3), dp_speed and cerberus_speed (2), exact_backends (4: the shipped
 # knapsack classics, and any others in ../shared/knapsack), sim_speed (5, conservative part of 6),
-# suite_order (6), cold_start (12: a fresh process's first solve). Each records its verdicts in bench/benchmarks/figures/verdicts.json; the last
-# step writes the performance table of docs/figures.md from them (perf_table.py).
+# suite_order (6), cold_start (12: a fresh process's first solve), three_phase_scale (7: the
+# 100,000-job three-phase run, pass time per core) and stream_scale (10: ten million streamed jobs).
+# Each records its verdicts, worst cases beside medians, in bench/benchmarks/figures/verdicts.json;
+# the last step writes the performance table of docs/figures.md from them (perf_table.py).
 BENCH_FLAGS = $(if $(QUICK),--quick,)
 bench: $(STAMP)
 	$(BIN)/python bench/benchmarks/frontier.py $(BENCH_FLAGS)
@@ -92,6 +94,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/benchmarks/sim_speed.py $(BENCH_FLAGS)
 	$(BIN)/python bench/benchmarks/suite_order.py $(BENCH_FLAGS)
 	$(BIN)/python bench/benchmarks/cold_start.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/three_phase_scale.py $(BENCH_FLAGS)
+	$(BIN)/python bench/benchmarks/stream_scale.py $(BENCH_FLAGS)
 	$(BIN)/python bench/benchmarks/figures.py --only perf-table
 
 bench-sim: $(STAMP)
