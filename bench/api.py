@@ -133,7 +133,7 @@ def _contained(
 def _early_child(solver: str, params: Mapping[str, Any] | None, memory_limit: str | None) -> Any:
     """The isolation child of ``solver``, started before this process builds the solver and
     reads the problem: its imports and its kernels' loading (most of a first solve's time,
-    docs/design.md#where-a-fresh-processs-time-goes) then overlap this process's own. None when
+    docs/design.md#compiled-kernels) then overlap this process's own. None when
     it cannot start here (the first call then says why)."""
     from schedbench.bench.run.isolate import start_child
     from schedbench.bench.run.supervisor import memory_limit as memory_limit_of

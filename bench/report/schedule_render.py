@@ -66,6 +66,8 @@ class ScheduleRenderer:
         n = _workers(len(self.folders)) if workers is None else workers
         self._pool: ProcessPoolExecutor | None = None
         self._futures: list[Future[Pictures]] = []
+        #: Why a folder's pictures were drawn here after all (a worker died or failed).
+        self.fallbacks: list[str] = []
         if n > 0:
             try:
                 self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
@@ -82,8 +84,8 @@ class ScheduleRenderer:
         if self._futures:
             try:
                 return self._futures[i].result()
-            except Exception:  # a worker died (BrokenProcessPool) or failed: draw it here
-                pass
+            except Exception as exc:  # a worker died (BrokenProcessPool) or failed: draw it here
+                self.fallbacks.append(f"{self.folders[i]}: {type(exc).__name__}: {exc}")
         return draw(self.folders[i])
 
     def close(self) -> None:

@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests._checkout import checkout_state
 from tests._hyp import PROFILE, examples
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,18 +99,6 @@ def _snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
     }
 
 
-def _checkout_state() -> str:
-    """What git sees changed in the checkout (ignored files aside)."""
-    done = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout if done.returncode == 0 else ""
-
-
 class Arena:
     """A base folder holding ``outside/`` (a sentinel nothing may change: a victim file, a
     folder) and one fresh folder per example, where the command runs."""
@@ -173,9 +161,9 @@ class Arena:
 
 @pytest.fixture
 def arena(tmp_path: Path) -> Iterator[Arena]:
-    checkout = _checkout_state()
+    checkout = checkout_state()
     yield Arena(tmp_path)
-    assert _checkout_state() == checkout, "the checkout changed"
+    assert checkout_state() == checkout, "the checkout changed"
 
 
 # ----------------------------------------------------------------------------- values

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._checkout import checkout_state
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SITECUSTOMIZE = textwrap.dedent(
@@ -69,17 +71,6 @@ SUITE = textwrap.dedent(
 )
 
 
-def _git_status() -> str:
-    done = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout if done.returncode == 0 else ""
-
-
 @pytest.mark.slow  # every kernel the three commands use is compiled afresh: minutes on 2 cores
 def test_a_user_without_a_writable_checkout_or_home_runs_solve_simulate_and_run(tmp_path):
     home = tmp_path / "home-is-a-file"
@@ -108,7 +99,7 @@ def test_a_user_without_a_writable_checkout_or_home_runs_solve_simulate_and_run(
         PYTHONDONTWRITEBYTECODE="1",
         SCHEDBENCH_TEST_READONLY_ROOT=str(ROOT),
     )
-    before = _git_status()
+    before = checkout_state()
     schedbench = [sys.executable, "-m", "schedbench.bench.cli"]
     commands = [
         ["solve", "p.json", "--solver", "naive", "--budget", "5"],
@@ -130,4 +121,4 @@ def test_a_user_without_a_writable_checkout_or_home_runs_solve_simulate_and_run(
     # The kernels went to the private temporary folder, and nothing into the checkout.
     private = temp / f"schedbench-numba-{os.getuid()}"
     assert private.is_dir() and private.stat().st_mode & 0o777 == 0o700
-    assert _git_status() == before
+    assert checkout_state() == before

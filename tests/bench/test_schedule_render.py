@@ -44,6 +44,8 @@ def test_a_closed_pool_still_answers_by_drawing_here(folders):
     pool = sr.ScheduleRenderer(folders[:1], workers=1)
     pool.close()
     assert pool.get(0) == sr.draw(str(folders[0]))
+    if pool.fallbacks:  # cancelled before a worker took it: drawn here, and said why
+        assert "Cancelled" in pool.fallbacks[0]
 
 
 @pytest.mark.parametrize("n", [0, 1, sr.MIN_FOLDERS - 1])
