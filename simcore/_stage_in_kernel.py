@@ -1,5 +1,6 @@
 """The three-phase lifecycle's stage-in pass (``simcore/engine.py``, ``Simulation._stage_in_pass``)
-in O((S + Q) log(S + Q)) for S staged jobs and Q jobs waiting for stage-in, compiled.
+in O(Q + (S + F) log(S + F)) for S staged jobs, Q jobs waiting for stage-in and F <= Q of them
+that fit the free burst buffer, compiled.
 
 The pass serves the stage queue first-come first-fit: a job is staged when its stage-in data fit
 the free burst buffer and the buffer stays in a *safe state* (banker's algorithm): with it staged,
@@ -7,8 +8,10 @@ the staged jobs sorted by (run-phase buffer ``need``, stage-in buffer ``held``) 
 their ``need`` in turn from ``avail = capacity - sum(held)`` plus the ``held`` of those before
 them. Checked from scratch, that is a sort per candidate, O(Q S log S) per pass.
 
-Here every job that may be staged in the pass (the staged ones and the queue) gets its place in
-one sorted order up front. For an element i of the staged set, ``g_i = need_i - prefix_i``
+Here every job that may be staged in the pass (the staged ones and the waiting ones that fit the
+free buffer: it only shrinks during a pass) gets its place in one sorted order up front, a sort
+of their precomputed ranks in that order (:func:`need_order`); the waiting jobs that do not fit
+cost one comparison each (a long stage queue is mostly jobs too large for what is free). For an element i of the staged set, ``g_i = need_i - prefix_i``
 (``prefix_i``: the ``held`` of the staged elements before it); the set is safe when every
 ``g_i <= avail + eps``. A candidate c at place p (h = its ``held``, H the staged ``held``):
 the elements before p keep their prefix, so ``max g[:p] <= capacity - H - h + eps``; c itself
@@ -129,6 +132,7 @@ def stage_in_pass(
     queue: np.ndarray,
     data_in: np.ndarray,
     need: np.ndarray,
+    rank: np.ndarray,
     free_b: float,
     capacity: float,
     eps: float,
@@ -137,24 +141,37 @@ def stage_in_pass(
     """Which jobs of ``queue`` (in order) to stage now, given the ``staged`` ones, the free
     buffer ``free_b`` and its ``capacity``: their indices into ``queue`` in ``out[:k]``;
     returns ``k`` and the number of jobs that fit the free buffer but were deferred as unsafe
-    (the ``stage_in_deferred_unsafe`` counter)."""
+    (the ``stage_in_deferred_unsafe`` counter). ``rank``: every job's place in the order of
+    (``need``, ``held``) (:func:`need_order`)."""
     S = staged.shape[0]
     Q = queue.shape[0]
-    N = S + Q
-    jobs = np.empty(N, np.int64)
+    # Only the jobs that fit the free buffer now can be staged in this pass (it only shrinks
+    # as the pass stages jobs): the others are skipped in O(1) each and take no place in the
+    # trees, so a long queue of jobs too large for the buffer costs no sort.
+    jobs = np.empty(S + Q, np.int64)
     jobs[:S] = staged
-    jobs[S:] = queue
+    slot = np.empty(Q, np.int64)  # a fitting job's index into ``queue``
+    N = S
+    for q in range(Q):
+        j = queue[q]
+        if data_in[j] <= free_b + eps:
+            jobs[N] = j
+            slot[N - S] = q
+            N += 1
+    if N == S:
+        return 0, 0
+    jobs = jobs[:N]
     keys_need = need[jobs]
     keys_held = data_in[jobs]
-    # the order of (need, held); ties in both are interchangeable
-    order = np.argsort(keys_held, kind="mergesort")
-    order = order[np.argsort(keys_need[order], kind="mergesort")]
+    # the order of (need, held); ties in both are interchangeable (module docstring), so the
+    # precomputed ranks (unique) order them: one sort of integers
+    order = np.argsort(rank[jobs])
     place = np.empty(N, np.int64)
     for r in range(N):
         place[order[r]] = r
     n = 1
     h = 0
-    while n < max(N, 1):
+    while n < N:
         n *= 2
         h += 1
     t = np.full(2 * n, -np.inf)
@@ -174,8 +191,7 @@ def stage_in_pass(
         t[p] = max(t[2 * p], t[2 * p + 1])
     k = 0
     unsafe = 0
-    for q in range(Q):
-        i = S + q
+    for i in range(S, N):
         amount = keys_held[i]
         if amount > free_b + eps:
             continue
@@ -190,7 +206,7 @@ def stage_in_pass(
         if not safe:
             unsafe += 1
             continue
-        out[k] = q
+        out[k] = slot[i - S]
         k += 1
         free_b = free_b - amount
         held_total += amount
@@ -198,3 +214,13 @@ def stage_in_pass(
         _range_add(t, d, p + 1, N, -amount, n)
         _fen_add(fen, p, amount)
     return k, unsafe
+
+
+def need_order(need: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """Every job's place (0..n-1, unique) in the order of (``need``, ``held``), made once per run:
+    the pass then orders its jobs by one sort of these integers instead of two stable sorts of
+    the keys."""
+    order = np.lexsort((held, need))
+    rank = np.empty(order.shape[0], np.int64)
+    rank[order] = np.arange(order.shape[0])
+    return rank

@@ -75,7 +75,7 @@ from typing import Any, NoReturn, cast
 
 import numpy as np
 
-from schedbench.simcore._stage_in_kernel import stage_in_pass
+from schedbench.simcore._stage_in_kernel import need_order, stage_in_pass
 from schedbench.simcore.errors import ConfigError as ConfigError
 from schedbench.simcore.errors import InvalidActionError as InvalidActionError
 from schedbench.simcore.errors import InvalidDecisionError
@@ -274,9 +274,13 @@ class Simulation:
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
         self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
-        # three-phase: data_in, run-phase buffer and an output buffer as arrays for the
-        # stage-in pass (made at its first call)
-        self._stage_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        # three-phase: data_in, run-phase buffer, the jobs' ranks in the order of the two and an
+        # output buffer as arrays for the stage-in pass (made at its first call)
+        self._stage_arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # the stage queue again as an array (its first ``_sq_len`` entries), kept beside the
+        # list: the pass reads it as is instead of converting the list at every pass
+        self._sq_array = np.empty(n if self.three_phase else 0, dtype=np.int64)
+        self._sq_len = 0
         # changes when the stage queue or the staged set does: with the free buffer, what the
         # last stage-in pass saw (epoch, free buffer, stage-ins deferred as unsafe)
         self._stage_epoch = 0
@@ -828,6 +832,8 @@ class Simulation:
             return
         if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:
             self.stage_queue.append(j)
+            self._sq_array[self._sq_len] = j
+            self._sq_len += 1
             self._stage_epoch += 1
         else:
             self._enqueue_run(j)
@@ -840,17 +846,15 @@ class Simulation:
     def _stage_in_pass(self) -> None:
         """Stage the jobs of the stage queue, first-come first-fit, that fit the free burst
         buffer and keep it in a safe state (banker's algorithm, module docstring). Which ones
-        is found in O((S + Q) log(S + Q)) for S staged and Q waiting jobs
-        (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
+        is found in O(Q + (S + F) log(S + F)) for S staged and Q waiting jobs, F of which fit the
+        free buffer (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
         b = self.bb_index
         sq = self.stage_queue
         if self._stage_arrays is None:
-            self._stage_arrays = (
-                np.asarray(self.data_in, dtype=np.float64),
-                np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64),
-                np.empty(self.n, dtype=np.int64),
-            )
-        data_in, need, out = self._stage_arrays
+            held = np.asarray(self.data_in, dtype=np.float64)
+            need = np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64)
+            self._stage_arrays = (held, need, need_order(need, held), np.empty(self.n, np.int64))
+        data_in, need, rank, out = self._stage_arrays
         epoch, seen_free, seen_unsafe = self._stage_seen
         if epoch == self._stage_epoch and seen_free == self.free[b]:
             # nothing changed since a pass that staged nothing: the same outcome again
@@ -858,9 +862,10 @@ class Simulation:
             return
         k, unsafe = stage_in_pass(
             np.fromiter(self.staged, dtype=np.int64, count=len(self.staged)),
-            np.fromiter(sq, dtype=np.int64, count=len(sq)),
+            self._sq_array[: self._sq_len],
             data_in,
             need,
+            rank,
             self.free[b],
             float(self.system.bb_gb),
             self.bb_eps,
@@ -889,6 +894,11 @@ class Simulation:
             last = q + 1
         kept += sq[last:]
         sq[:] = kept
+        keep = np.ones(self._sq_len, dtype=np.bool_)
+        keep[out[:k]] = False
+        rest = self._sq_array[: self._sq_len][keep]
+        self._sq_len = rest.shape[0]
+        self._sq_array[: self._sq_len] = rest
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> ScheduleResult:
