@@ -11,8 +11,9 @@ them. Checked from scratch, that is a sort per candidate, O(Q S log S) per pass.
 Here every job that may be staged in the pass (the staged ones and the waiting ones that fit the
 free buffer: it only shrinks during a pass) gets its place in one sorted order up front, a sort
 of their precomputed ranks in that order (:func:`need_order`); the waiting jobs that do not fit
-cost one comparison each (a long stage queue is mostly jobs too large for what is free). For an element i of the staged set, ``g_i = need_i - prefix_i``
-(``prefix_i``: the ``held`` of the staged elements before it); the set is safe when every
+cost one comparison each (a long stage queue is mostly jobs too large for what is free). For an
+element i of the staged set, ``g_i = need_i - prefix_i`` (``prefix_i``: the ``held`` of the
+staged elements before it); the set is safe when every
 ``g_i <= avail + eps``. A candidate c at place p (h = its ``held``, H the staged ``held``):
 the elements before p keep their prefix, so ``max g[:p] <= capacity - H - h + eps``; c itself
 needs ``need_c - prefix_p <= capacity - H - h + eps``; the elements after p gain h in their
