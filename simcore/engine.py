@@ -274,9 +274,13 @@ class Simulation:
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
         self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
-        # three-phase: data_in, run-phase buffer, the jobs' ranks in the order of the two and an
-        # output buffer as arrays for the stage-in pass (made at its first call)
-        self._stage_arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # three-phase: data_in, run-phase buffer, the jobs' ranks in the order of the two, the
+        # era in which each job was last found unsafe and an output buffer, as arrays for the
+        # stage-in pass (made at its first call)
+        self._stage_arrays: tuple[np.ndarray, ...] | None = None
+        # counts the jobs that left the staged set: until it changes, a job found unsafe stays
+        # unsafe (the staged set only grew), and the pass only counts it
+        self._stage_era = 0
         # the stage queue again as an array (its first ``_sq_len`` entries), kept beside the
         # list: the pass reads it as is instead of converting the list at every pass
         self._sq_array = np.empty(n if self.three_phase else 0, dtype=np.int64)
@@ -770,7 +774,9 @@ class Simulation:
             self._release_bb(self.data_in[j])
             if self.bb_index >= 0 and self.data_in[j] > 0:
                 self._unexpect(j)  # the stage-in buffer entry
-            self.staged.pop(j, None)
+            if j in self.staged:
+                del self.staged[j]
+                self._stage_era += 1
             self._stage_epoch += 1
             compute, _, _ = self._job_times[j]
             self._push(now + compute, _COMPUTE_DONE, j)
@@ -847,14 +853,21 @@ class Simulation:
         """Stage the jobs of the stage queue, first-come first-fit, that fit the free burst
         buffer and keep it in a safe state (banker's algorithm, module docstring). Which ones
         is found in O(Q + (S + F) log(S + F)) for S staged and Q waiting jobs, F of which fit the
-        free buffer (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
+        free buffer and are not known to be unsafe since the last job left the staged set
+        (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
         b = self.bb_index
         sq = self.stage_queue
         if self._stage_arrays is None:
             held = np.asarray(self.data_in, dtype=np.float64)
             need = np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64)
-            self._stage_arrays = (held, need, need_order(need, held), np.empty(self.n, np.int64))
-        data_in, need, rank, out = self._stage_arrays
+            self._stage_arrays = (
+                held,
+                need,
+                need_order(need, held),
+                np.full(self.n, -1, dtype=np.int64),
+                np.empty(self.n, dtype=np.int64),
+            )
+        data_in, need, rank, mark, out = self._stage_arrays
         epoch, seen_free, seen_unsafe = self._stage_seen
         if epoch == self._stage_epoch and seen_free == self.free[b]:
             # nothing changed since a pass that staged nothing: the same outcome again
@@ -866,6 +879,8 @@ class Simulation:
             data_in,
             need,
             rank,
+            mark,
+            self._stage_era,
             self.free[b],
             float(self.system.bb_gb),
             self.bb_eps,
