@@ -75,7 +75,7 @@ from typing import Any, NoReturn, cast
 
 import numpy as np
 
-from schedbench.simcore._stage_in_kernel import stage_in_pass
+from schedbench.simcore._stage_in_kernel import need_order, stage_in_pass
 from schedbench.simcore.errors import ConfigError as ConfigError
 from schedbench.simcore.errors import InvalidActionError as InvalidActionError
 from schedbench.simcore.errors import InvalidDecisionError
@@ -274,9 +274,17 @@ class Simulation:
         self.queue: list[int] = []  # run queue, arrival order
         self._queued = bytearray(n)  # 1 while in the run queue (validates a Start in O(1))
         self.stage_queue: list[int] = []  # three-phase: waiting for stage-in
-        # three-phase: data_in, run-phase buffer and an output buffer as arrays for the
+        # three-phase: data_in, run-phase buffer, the jobs' ranks in the order of the two, the
+        # era in which each job was last found unsafe and an output buffer, as arrays for the
         # stage-in pass (made at its first call)
-        self._stage_arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._stage_arrays: tuple[np.ndarray, ...] | None = None
+        # counts the jobs that left the staged set: until it changes, a job found unsafe stays
+        # unsafe (the staged set only grew), and the pass only counts it
+        self._stage_era = 0
+        # the stage queue again as an array (its first ``_sq_len`` entries), kept beside the
+        # list: the pass reads it as is instead of converting the list at every pass
+        self._sq_array = np.empty(n if self.three_phase else 0, dtype=np.int64)
+        self._sq_len = 0
         # changes when the stage queue or the staged set does: with the free buffer, what the
         # last stage-in pass saw (epoch, free buffer, stage-ins deferred as unsafe)
         self._stage_epoch = 0
@@ -766,7 +774,9 @@ class Simulation:
             self._release_bb(self.data_in[j])
             if self.bb_index >= 0 and self.data_in[j] > 0:
                 self._unexpect(j)  # the stage-in buffer entry
-            self.staged.pop(j, None)
+            if j in self.staged:
+                del self.staged[j]
+                self._stage_era += 1
             self._stage_epoch += 1
             compute, _, _ = self._job_times[j]
             self._push(now + compute, _COMPUTE_DONE, j)
@@ -828,6 +838,8 @@ class Simulation:
             return
         if self.three_phase and self.data_in[j] > 0 and self.bb_index >= 0:
             self.stage_queue.append(j)
+            self._sq_array[self._sq_len] = j
+            self._sq_len += 1
             self._stage_epoch += 1
         else:
             self._enqueue_run(j)
@@ -840,17 +852,22 @@ class Simulation:
     def _stage_in_pass(self) -> None:
         """Stage the jobs of the stage queue, first-come first-fit, that fit the free burst
         buffer and keep it in a safe state (banker's algorithm, module docstring). Which ones
-        is found in O((S + Q) log(S + Q)) for S staged and Q waiting jobs
+        is found in O(Q + (S + F) log(S + F)) for S staged and Q waiting jobs, F of which fit the
+        free buffer and are not known to be unsafe since the last job left the staged set
         (``simcore/_stage_in_kernel.py``); they are then staged in queue order."""
         b = self.bb_index
         sq = self.stage_queue
         if self._stage_arrays is None:
+            held = np.asarray(self.data_in, dtype=np.float64)
+            need = np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64)
             self._stage_arrays = (
-                np.asarray(self.data_in, dtype=np.float64),
-                np.ascontiguousarray(self._dem_matrix[:, b], dtype=np.float64),
+                held,
+                need,
+                need_order(need, held),
+                np.full(self.n, -1, dtype=np.int64),
                 np.empty(self.n, dtype=np.int64),
             )
-        data_in, need, out = self._stage_arrays
+        data_in, need, rank, mark, out = self._stage_arrays
         epoch, seen_free, seen_unsafe = self._stage_seen
         if epoch == self._stage_epoch and seen_free == self.free[b]:
             # nothing changed since a pass that staged nothing: the same outcome again
@@ -858,9 +875,12 @@ class Simulation:
             return
         k, unsafe = stage_in_pass(
             np.fromiter(self.staged, dtype=np.int64, count=len(self.staged)),
-            np.fromiter(sq, dtype=np.int64, count=len(sq)),
+            self._sq_array[: self._sq_len],
             data_in,
             need,
+            rank,
+            mark,
+            self._stage_era,
             self.free[b],
             float(self.system.bb_gb),
             self.bb_eps,
@@ -889,6 +909,11 @@ class Simulation:
             last = q + 1
         kept += sq[last:]
         sq[:] = kept
+        keep = np.ones(self._sq_len, dtype=np.bool_)
+        keep[out[:k]] = False
+        rest = self._sq_array[: self._sq_len][keep]
+        self._sq_len = rest.shape[0]
+        self._sq_array[: self._sq_len] = rest
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> ScheduleResult:
