@@ -23,7 +23,7 @@ import threading
 from typing import NoReturn
 
 
-def _flush() -> bool:
+def flush_std_streams() -> bool:
     """Flush stdout and stderr; whether both flushed."""
     for stream in (sys.stdout, sys.stderr):
         if stream is None:
@@ -43,9 +43,9 @@ def _other_threads() -> bool:
 def leave(code: int) -> NoReturn:
     """End the process with exit status ``code``: the ``atexit`` hooks, the standard streams
     flushed, then ``os._exit`` (module docstring); ``sys.exit(code)`` when that is not safe."""
-    if _other_threads() or not _flush():
+    if _other_threads() or not flush_std_streams():
         sys.exit(code)
     atexit._run_exitfuncs()
-    if not _flush():
+    if not flush_std_streams():
         sys.exit(code)
     os._exit(code)

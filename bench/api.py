@@ -69,15 +69,20 @@ def solve(
     ``off``; default half the machine's RAM). Otherwise it runs here under a soft deadline
     (``bench/run/isolate.py``: a Python-level hang is stopped, a crash is not contained).
     """
+    from schedbench.bench.run.isolate import fork_is_safe
     from schedbench.instances.problem_files import load_problem
     from schedbench.simcore.kinds.base import get_kind, kind_of
     from schedbench.simcore.solver import timed_solve
     from schedbench.solvers.registry import make_solver, solver_kinds
 
     b = Budget(deadline_s=budget, seed=seed)
-    child = _early_child(solver, params, memory_limit) if isolate else None
+    fork = isolate and fork_is_safe()
+    # the child imports and warms up while this process builds the solver and reads the problem
+    child = _early_child(solver, params, memory_limit) if isolate and not fork else None
     try:
         built = make_solver(solver, params)
+        if fork:  # a copy of this process, the solver's libraries imported: only kernels to load
+            child = _early_child(solver, params, memory_limit, fork=True)
         contained = _contained(
             solver, params, isolate=isolate, memory_limit=memory_limit, built=built, child=child
         )
@@ -130,18 +135,21 @@ def _contained(
     )
 
 
-def _early_child(solver: str, params: Mapping[str, Any] | None, memory_limit: str | None) -> Any:
-    """The isolation child of ``solver``, started before this process builds the solver and
-    reads the problem: its imports and its kernels' loading (most of a first solve's time,
-    docs/design.md#compiled-kernels) then overlap this process's own. None when
-    it cannot start here (the first call then says why)."""
+def _early_child(
+    solver: str, params: Mapping[str, Any] | None, memory_limit: str | None, fork: bool = False
+) -> Any:
+    """The isolation child of ``solver``, started before this process reads the problem (and,
+    spawned, before it builds the solver): its imports and its kernels' loading (most of a
+    first solve's time, docs/design.md#compiled-kernels) then overlap this process's own work
+    (``bench/run/isolate.py``, ``start_child``). None when it cannot start here (the first call
+    then says why)."""
     from schedbench.bench.run.isolate import start_child
     from schedbench.bench.run.supervisor import memory_limit as memory_limit_of
     from schedbench.bench.suite.schema import SolverSpec
 
     memory = memory_limit_of(memory_limit)  # a bad value is the user's error, before any child
     items = tuple(sorted(dict(params or {}).items()))
-    started = start_child(SolverSpec(solver, items, solver), memory)
+    started = start_child(SolverSpec(solver, items, solver), memory, fork=fork)
     return None if isinstance(started, str) else started
 
 

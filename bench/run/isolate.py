@@ -49,7 +49,7 @@ from functools import partial
 from multiprocessing.connection import wait
 from typing import Any
 
-from schedbench.bench._exit import leave
+from schedbench.bench._exit import flush_std_streams, leave
 from schedbench.bench.run.supervisor import (
     contain_this_process,
     exit_reason,
@@ -75,6 +75,7 @@ __all__ = [
     "IsolatedSolver",
     "SoftDeadlineSolver",
     "contained_solver",
+    "fork_is_safe",
     "isolates_by_default",
     "solve_isolated",
     "start_child",
@@ -92,7 +93,10 @@ ISOLATION_STARTUP_S = 120.0
 EXIT_WAIT_S = 5.0
 
 
-def _isolated_child(spec: SolverSpec, memory_bytes: int | None, conn: Any) -> None:
+def _isolated_child(
+    spec: SolverSpec, memory_bytes: int | None, conn: Any, forked: bool = False
+) -> None:
+    _OPEN.clear()  # a forked child's copy of the caller's solvers: not this process's to close
     contain_this_process()
     limit_memory(memory_bytes)
     stdout_to_stderr()  # the parent's stdout is not ours to write on (simcore/fdcapture.py)
@@ -127,7 +131,8 @@ def _isolated_child(spec: SolverSpec, memory_bytes: int | None, conn: Any) -> No
         except (BrokenPipeError, OSError):
             return
     conn.close()
-    leave(0)  # told to stop: without the interpreter's teardown, which outlasts a solve
+    if not forked:  # (a forked child leaves through os._exit already, hooks not run)
+        leave(0)  # told to stop: without the interpreter's teardown, which outlasts a solve
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -138,15 +143,36 @@ class Child:
     conn: Any
 
 
-def start_child(spec: SolverSpec, memory_bytes: int | str | None = "default") -> Child | str:
+def fork_is_safe() -> bool:
+    """Whether this process may start its isolation child by ``fork``: it can, runs no other
+    Python thread, and has no child process (a solver's worker, another isolation child) whose
+    pipes a forked child would share. A fresh ``schedbench solve`` is such a process."""
+    return (
+        "fork" in mp.get_all_start_methods()
+        and threading.active_count() == 1
+        and not mp.active_children()
+    )
+
+
+def start_child(
+    spec: SolverSpec, memory_bytes: int | str | None = "default", *, fork: bool = False
+) -> Child | str:
     """Start an isolation child for ``spec`` (only its name and parameters are read there)
     without waiting for it: the child or, when none can start, the reason. ``memory_bytes``:
-    the cap (``"default"``: ``supervisor.memory_limit()``; None: none)."""
+    the cap (``"default"``: ``supervisor.memory_limit()``; None: none).
+
+    A child is a fresh interpreter (``spawn``), which imports the solver's libraries again;
+    with ``fork`` (only where :func:`fork_is_safe`) it is a copy of this process, which has
+    imported them already: the child then only loads the solver's kernels, a second or more
+    sooner (docs/design.md#compiled-kernels). Either way it builds and warms up the solver
+    itself, so nothing this process started is shared with it."""
     if memory_bytes == "default":
         memory_bytes = memory_limit()
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context("fork" if fork else "spawn")
+    if fork:  # what is buffered here would be written again by the copy
+        flush_std_streams()
     recv, send = ctx.Pipe(duplex=True)
-    proc = ctx.Process(target=_isolated_child, args=(spec, memory_bytes, send), daemon=False)
+    proc = ctx.Process(target=_isolated_child, args=(spec, memory_bytes, send, fork), daemon=False)
     try:
         proc.start()
     except (AssertionError, OSError) as exc:  # a daemonic caller, no processes left

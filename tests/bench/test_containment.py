@@ -104,10 +104,16 @@ def _check(outcome: dict, name: str, pid_dir: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------- solve
-@pytest.fixture(scope="module")
-def solve_outcomes(short_deadlines, tmp_path_factory):
-    """``schedbench solve`` (isolated by default) on each plug-in: the printed decision."""
-    pid_dir = tmp_path_factory.mktemp("solve-pids")
+@pytest.fixture(scope="module", params=["spawn", "fork"])
+def solve_outcomes(request, short_deadlines, tmp_path_factory):
+    """``schedbench solve`` (isolated by default) on each plug-in: the printed decision. Its
+    child is forked where that is safe (a fresh command), else spawned (``isolate.start_child``):
+    both are contained alike."""
+    forked = request.param == "fork"
+    patch = pytest.MonkeyPatch()
+    request.addfinalizer(patch.undo)
+    patch.setattr(isolate, "fork_is_safe", lambda: forked)
+    pid_dir = tmp_path_factory.mktemp(f"solve-pids-{request.param}")
     out: dict[str, dict] = {}
     for name, (cls, _s, _w) in EXPECTED.items():
         args = ["solve", str(PROBLEM), "--solver", f"{PLUGINS}:{cls}", "--budget", "0.5"]

@@ -5,6 +5,7 @@ have children")."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from schedbench.bench.cli import main
+from schedbench.bench.run import isolate
 from schedbench.bench.run.isolate import solve_isolated
 from schedbench.bench.store import ResultStore
 from schedbench.bench.suite import make_solver_spec
@@ -134,6 +136,7 @@ def test_a_hung_solver_is_killed_with_the_processes_it_started(tmp_path):
 
 CALLER = """
 import sys
+from schedbench.bench.run import isolate
 from schedbench.bench.run.isolate import solve_isolated
 from schedbench.bench.suite import make_solver_spec
 from schedbench.instances.windows import theta_window
@@ -167,7 +170,7 @@ def test_a_caller_killed_outright_takes_the_isolated_solve_and_its_processes_alo
 
 
 def test_solve_starts_the_child_before_building_the_solver_here(monkeypatch):
-    """``api.solve(isolate=True)`` starts the isolation child first, so that its imports and
+    """``api.solve(isolate=True)``, where it cannot fork, spawns the isolation child first, so that its imports and
     kernel loading overlap this process's building of the solver and reading of the problem;
     the answer is the in-process one."""
     import multiprocessing as mp
@@ -184,6 +187,7 @@ def test_solve_starts_the_child_before_building_the_solver_here(monkeypatch):
         return real(name, params)
 
     monkeypatch.setattr(registry, "make_solver", spy)
+    monkeypatch.setattr(isolate, "fork_is_safe", lambda: False)  # (the fork path: below)
     problem = theta_window(12, seed=3)
     isolated = api.solve(problem, "dp", isolate=True)
     assert seen[0] == 1  # the child was running when this process built its solver
@@ -208,3 +212,45 @@ def test_a_solver_that_cannot_be_built_leaves_no_early_child():
     with pytest.raises(SchedbenchError, match="memory limit"):
         api.solve(theta_window(8, seed=1), "dp", isolate=True, memory_limit="12x")
     assert set(mp.active_children()) <= before
+
+
+FORKED = """
+import json, sys
+from schedbench.bench import api
+from schedbench.bench.run import isolate
+calls = []
+real = isolate.start_child
+isolate.start_child = lambda *a, **k: calls.append(k.get("fork")) or real(*a, **k)
+d = api.solve(sys.argv[1], "dp", isolate=True)
+print(json.dumps({"fork": calls, "safe": isolate.fork_is_safe(), "status": d.status.value,
+                  "selected": list(d.selected)}))
+"""
+
+
+def test_a_fresh_process_forks_its_isolation_child_and_gets_the_same_answer(tmp_path):
+    """In a fresh process (one thread, no child) ``api.solve`` forks the child after building
+    the solver here: the copy has the solver's libraries imported already."""
+    problem = theta_window(20, seed=4)
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(get_kind("selection").problem_to_dict(problem)))
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED, str(path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["fork"] == [True] and seen["safe"]
+    here = timed_solve(make_solver("dp", {}), problem, Budget(deadline_s=15))
+    assert (seen["status"], tuple(seen["selected"])) == (here.status.value, here.selected)
+
+
+def test_fork_is_not_safe_with_a_thread_or_a_child_running():
+    import threading
+
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert not isolate.fork_is_safe()
+    finally:
+        stop.set()
+        t.join()
