@@ -168,7 +168,7 @@ def start_child(
     itself, so nothing this process started is shared with it."""
     if memory_bytes == "default":
         memory_bytes = memory_limit()
-    ctx = mp.get_context("fork" if fork else "spawn")
+    ctx: Any = mp.get_context("fork" if fork else "spawn")  # (typeshed: one type per name)
     if fork:  # what is buffered here would be written again by the copy
         flush_std_streams()
     recv, send = ctx.Pipe(duplex=True)
