@@ -4,7 +4,7 @@ cell), drawn in worker processes while the report's other parts are built.
 They are most of a suite report's time (about 0.6 s a picture; the ``quick`` suite's report
 draws twelve), and they depend only on the run folders the runner wrote, so each is drawn
 apart: :class:`ScheduleRenderer` hands the folders to a pool of up to
-:data:`MAX_WORKERS` fresh (``spawn``) processes as soon as it is made and gives the pictures
+:data:`MAX_WORKERS` processes (forked where that is safe, else fresh) as soon as it is made and gives the pictures
 back in the folders' order. The pictures are the same bytes as drawn here (matplotlib's Agg
 output does not depend on the process).
 
@@ -21,6 +21,9 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from schedbench.bench._fork import fork_is_safe
 
 #: Worker processes at most (the pictures of a report are a few seconds of work: more workers
 #: than the machine's two cores would only wait for one another).
@@ -51,10 +54,35 @@ def draw(folder: str) -> Pictures:
     return Pictures(png_bytes(gantt, [run]), png_bytes(usage, [run]), run.caption)
 
 
+def _idle_cores() -> float:
+    """Cores nobody else is using now: the CPUs less the 1-minute load average, this process
+    (counted in the load) aside; all of them where the load cannot be read."""
+    cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return float(cpus)
+    return cpus - max(load - 1.0, 0.0)
+
+
 def _workers(folders: int) -> int:
-    if folders < MIN_FOLDERS or mp.current_process().daemon:
+    """Worker processes for ``folders`` run folders: none for a few (a worker's start costs
+    what it saves), none in a daemonic process, and none without a second idle core (measured:
+    the report's own drawing and the workers then share one core, and the pool only adds its
+    overhead, +6-13 % wall at load 2.7 on 2 cores)."""
+    if folders < MIN_FOLDERS or mp.current_process().daemon or _idle_cores() < 1.5:
         return 0
-    return min(MAX_WORKERS, os.cpu_count() or 1, folders) if (os.cpu_count() or 1) > 1 else 0
+    return min(MAX_WORKERS, os.cpu_count() or 1, folders)
+
+
+def _context() -> Any:
+    """``fork`` where it is safe (``bench/_fork.py``), matplotlib imported first so that the
+    workers start with it; else ``spawn`` (each worker imports it: about a second)."""
+    if fork_is_safe():
+        import schedbench.bench.report.schedule_plots  # noqa: F401  (for the forked workers)
+
+        return mp.get_context("fork")
+    return mp.get_context("spawn")
 
 
 class ScheduleRenderer:
@@ -70,7 +98,7 @@ class ScheduleRenderer:
         self.fallbacks: list[str] = []
         if n > 0:
             try:
-                self._pool = ProcessPoolExecutor(n, mp_context=mp.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(n, mp_context=_context())
                 self._futures = [self._pool.submit(draw, f) for f in self.folders]
             except (OSError, RuntimeError, AssertionError):  # no processes here: draw in-process
                 self.close()

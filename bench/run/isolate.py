@@ -50,6 +50,7 @@ from multiprocessing.connection import wait
 from typing import Any
 
 from schedbench.bench._exit import flush_std_streams, leave
+from schedbench.bench._fork import fork_is_safe
 from schedbench.bench.run.supervisor import (
     contain_this_process,
     exit_reason,
@@ -141,17 +142,6 @@ class Child:
 
     proc: Any
     conn: Any
-
-
-def fork_is_safe() -> bool:
-    """Whether this process may start its isolation child by ``fork``: it can, runs no other
-    Python thread, and has no child process (a solver's worker, another isolation child) whose
-    pipes a forked child would share. A fresh ``schedbench solve`` is such a process."""
-    return (
-        "fork" in mp.get_all_start_methods()
-        and threading.active_count() == 1
-        and not mp.active_children()
-    )
 
 
 def start_child(

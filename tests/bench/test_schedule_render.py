@@ -51,3 +51,12 @@ def test_a_closed_pool_still_answers_by_drawing_here(folders):
 @pytest.mark.parametrize("n", [0, 1, sr.MIN_FOLDERS - 1])
 def test_few_folders_are_drawn_without_a_pool(n):
     assert sr._workers(n) == 0
+
+
+@pytest.mark.parametrize(
+    ("load", "cpus", "expected"), [(0.3, 2, 2), (1.2, 2, 2), (2.7, 2, 0), (6.0, 8, 2), (9.0, 8, 0)]
+)
+def test_a_pool_only_where_a_second_core_is_idle(monkeypatch, load, cpus, expected):
+    monkeypatch.setattr(sr.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(sr.os, "cpu_count", lambda: cpus)
+    assert sr._workers(12) == expected
