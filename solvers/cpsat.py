@@ -145,6 +145,8 @@ def _in_time(clock: Clock | None, deadline: float, w: int, what: str, needed_s: 
 _ASPIRATION_FIRST = 16
 #: Each round's step is this many times the last one's.
 _ASPIRATION_GROWTH = 2
+#: With a dive's incumbent, the first round aims at incumbent + 1 (no aspiration targets).
+_DIVE_DIRECT = False
 #: Work limit (deterministic s) of a lean slice solve before it is redone with CP-SAT's defaults.
 _SLICE_LEAN_DTIME = 5.0
 #: The reduced costs of a slice's penalty row are divided by this (floored).
@@ -181,6 +183,16 @@ class CPSATSolver(BaseSolver):
         "M=1: search slices of equal item count with reduced-cost fixing and aspiration targets "
         "(knapsacks up to 2,000 jobs); False: one CP-SAT solve of the whole model",
     )
+    improve: bool = param(
+        True,
+        "M=1 by slices: a slice's solve stops at its first selection above the bar and the slice "
+        "is solved again above it, its reduced-cost fixing redone (False: one maximising solve)",
+    )
+    dive: float = param(
+        0.3,
+        "M=1 by slices: deterministic seconds of a whole-model CP-SAT solve that finds the starting "
+        "incumbent (0 = the greedy one); with it the first round aims just above it",
+    )
 
     name = "cpsat"
     summary = "OR-Tools CP-SAT; M=1 proven optimum; M>=2 exact front (ε-constraint; cuts for M>=3)"
@@ -193,6 +205,8 @@ class CPSATSolver(BaseSolver):
         self._require(self.linearization in (0, 1, 2), "linearization", "0, 1 or 2")
         self._require(self.method in METHODS, "method", " or ".join(map(repr, METHODS)))
         self._require(isinstance(self.slices, bool), "slices", "true or false")
+        self._require(isinstance(self.improve, bool), "improve", "true or false")
+        self._require_number("dive", 0.0, 60.0, "deterministic seconds in [0, 60] (0 = no dive)")
 
     def _warm_up(self) -> None:
         _cp_model()
@@ -332,10 +346,13 @@ class CPSATSolver(BaseSolver):
         exact: dict[int, _slices.SliceBound] = {}
         scale = data.objective_scale[0]
         best = _slices.greedy(demands, capacities, profits)
+        work = [0.0]  # CP-SAT's deterministic time, all solves
+        dived = self.dive > 0
+        if dived:
+            best = self._dive(data, best, budget, clock, deadline, work)
         value = int(profits[best].sum()) if best else 0
         trace = [(clock.elapsed(), [value / scale])]
         counters = {"solves": 0, "rounds": 0}
-        work = [0.0]  # CP-SAT's deterministic time, all solves
         upper, delta = max(limits), _ASPIRATION_FIRST
 
         def limit(k: int) -> int:
@@ -345,7 +362,7 @@ class CPSATSolver(BaseSolver):
 
         while upper > value:
             counters["rounds"] += 1
-            target = max(upper - delta, value + 1)
+            target = value + 1 if dived and _DIVE_DIRECT else max(upper - delta, value + 1)
             # Slices by decreasing exact bound: the likeliest first, so that an incumbent found
             # there raises the bar (and the fixing) for the others.
             order = sorted(
@@ -380,6 +397,39 @@ class CPSATSolver(BaseSolver):
             upper, delta = target - 1, _ASPIRATION_GROWTH * delta
         return self._sliced_answer(Status.OPTIMAL, best, trace, counters, work, value)
 
+    def _dive(
+        self,
+        data: IntegralForm,
+        start: list[int],
+        budget: Budget,
+        clock: Clock,
+        deadline: float,
+        work: list[float],
+    ) -> list[int]:
+        """A starting incumbent for the sliced search: CP-SAT on the whole model for ``dive``
+        deterministic seconds, hinted with ``start`` (a feasible selection); the better of the
+        two. Only an incumbent: nothing it returns is taken as proven."""
+        left = deadline - clock.elapsed() - _MARGIN_S
+        if left <= 0:
+            return start
+        cp_model, model, x, f = self._model(data)
+        model.maximize(f[0])
+        chosen = set(start)
+        for j, var in enumerate(x):
+            model.add_hint(var, j in chosen)
+        solver = self._solver(cp_model, budget, left)
+        solver.parameters.max_deterministic_time = self.dive
+        result = solver.solve(model)
+        work[0] += solver.deterministic_time
+        if result not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return start
+        found = _selected(solver, x)
+        profits = data.objectives[0]
+        feasible = bool(np.all(data.demands[found].sum(axis=0) <= data.capacities))
+        if feasible and int(profits[found].sum()) > int(profits[start].sum()):
+            return found
+        return start
+
     def _slice(
         self,
         cp_model: Any,
@@ -393,10 +443,43 @@ class CPSATSolver(BaseSolver):
         deadline: float,
         work: list[float],
     ) -> list[int] | None:
-        """The best selection of exactly ``k`` items with value in [low, high], on the model
-        left after reduced-cost fixing at ``low``; [] when there is none, None when the time ran
-        out first. Lean settings first, CP-SAT's defaults if a lean solve stops unproven. CP-SAT's
-        deterministic time is added to ``work[0]``."""
+        """The best selection of exactly ``k`` items with value in [low, high]; [] when there is
+        none, None when the time ran out first. With ``improve``, each solve stops at its first
+        selection and the next one looks above it, on a model whose reduced-cost fixing is redone
+        at the higher value (a maximising solve keeps the weak fixing of its ``low`` to the end:
+        on a Chu-Beasley-recipe instance whose incumbent was 75 below the optimum, one such solve
+        took 2.7 deterministic s); without it, one maximising solve."""
+        best: list[int] = []
+        profits = data.objectives[0]
+        while low <= high:
+            found = self._slice_solve(
+                cp_model, data, k, bound, low, high, budget, clock, deadline, work
+            )
+            if found is None:
+                return None
+            if not found or not self.improve:
+                return found or best
+            best, low = found, int(profits[found].sum()) + 1
+        return best
+
+    def _slice_solve(
+        self,
+        cp_model: Any,
+        data: IntegralForm,
+        k: int,
+        bound: _slices.SliceBound,
+        low: int,
+        high: int,
+        budget: Budget,
+        clock: Clock,
+        deadline: float,
+        work: list[float],
+    ) -> list[int] | None:
+        """One solve of slice ``k`` for a selection with value in [low, high], on the model left
+        after reduced-cost fixing at ``low``: the best one (or with ``improve`` the first one
+        found), [] when there is none, None when the time ran out first. Lean settings first,
+        CP-SAT's defaults if a lean solve stops unproven. CP-SAT's deterministic time is added to
+        ``work[0]``."""
         fix = bound.fixing(low)
         if fix.gap < 0 or len(fix.ones) > k:
             return []
@@ -431,9 +514,10 @@ class CPSATSolver(BaseSolver):
                 # Presolve pays here, with the penalty row (2.3 against 3.2 deterministic s
                 # over six Chu-Beasley-recipe instances; the ε-steps are faster without it).
                 solver.parameters.cp_model_presolve = True
+            solver.parameters.stop_after_first_solution = self.improve
             result = solver.solve(model)
             work[0] += solver.deterministic_time
-            if result == cp_model.OPTIMAL:
+            if result == cp_model.OPTIMAL or (self.improve and result == cp_model.FEASIBLE):
                 return sorted(ones + [j for j in free if solver.boolean_value(x[j])])
             if result == cp_model.INFEASIBLE:
                 return []
