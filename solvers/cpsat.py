@@ -145,8 +145,6 @@ def _in_time(clock: Clock | None, deadline: float, w: int, what: str, needed_s: 
 _ASPIRATION_FIRST = 16
 #: Each round's step is this many times the last one's.
 _ASPIRATION_GROWTH = 2
-#: With a dive's incumbent, the first round aims at incumbent + 1 (no aspiration targets).
-_DIVE_DIRECT = False
 #: Work limit (deterministic s) of a lean slice solve before it is redone with CP-SAT's defaults.
 _SLICE_LEAN_DTIME = 5.0
 #: The reduced costs of a slice's penalty row are divided by this (floored).
@@ -184,14 +182,14 @@ class CPSATSolver(BaseSolver):
         "(knapsacks up to 2,000 jobs); False: one CP-SAT solve of the whole model",
     )
     improve: bool = param(
-        True,
+        False,
         "M=1 by slices: a slice's solve stops at its first selection above the bar and the slice "
         "is solved again above it, its reduced-cost fixing redone (False: one maximising solve)",
     )
     dive: float = param(
         0.3,
         "M=1 by slices: deterministic seconds of a whole-model CP-SAT solve that finds the starting "
-        "incumbent (0 = the greedy one); with it the first round aims just above it",
+        "incumbent (0 = the greedy one)",
     )
 
     name = "cpsat"
@@ -347,8 +345,7 @@ class CPSATSolver(BaseSolver):
         scale = data.objective_scale[0]
         best = _slices.greedy(demands, capacities, profits)
         work = [0.0]  # CP-SAT's deterministic time, all solves
-        dived = self.dive > 0
-        if dived:
+        if self.dive > 0:
             best = self._dive(data, best, budget, clock, deadline, work)
         value = int(profits[best].sum()) if best else 0
         trace = [(clock.elapsed(), [value / scale])]
@@ -362,7 +359,7 @@ class CPSATSolver(BaseSolver):
 
         while upper > value:
             counters["rounds"] += 1
-            target = value + 1 if dived and _DIVE_DIRECT else max(upper - delta, value + 1)
+            target = max(upper - delta, value + 1)
             # Slices by decreasing exact bound: the likeliest first, so that an incumbent found
             # there raises the bar (and the fixing) for the others.
             order = sorted(
