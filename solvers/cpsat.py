@@ -181,10 +181,15 @@ class CPSATSolver(BaseSolver):
         "M=1: search slices of equal item count with reduced-cost fixing and aspiration targets "
         "(knapsacks up to 2,000 jobs); False: one CP-SAT solve of the whole model",
     )
-    improve: bool = param(
-        False,
-        "M=1 by slices: a slice's solve stops at its first selection above the bar and the slice "
-        "is solved again above it, its reduced-cost fixing redone (False: one maximising solve)",
+    probe: float = param(
+        0.05,
+        "M=1 by slices: before each round's proofs, look in every slice of the round for a "
+        "better incumbent for up to this many deterministic seconds each (0 = no look)",
+    )
+    snap: float = param(
+        0.5,
+        "M=1 by slices: a round whose aspiration target lies within this many of its steps "
+        "above the incumbent aims at incumbent + 1 instead (0 = never)",
     )
     dive: float = param(
         0.3,
@@ -203,7 +208,8 @@ class CPSATSolver(BaseSolver):
         self._require(self.linearization in (0, 1, 2), "linearization", "0, 1 or 2")
         self._require(self.method in METHODS, "method", " or ".join(map(repr, METHODS)))
         self._require(isinstance(self.slices, bool), "slices", "true or false")
-        self._require(isinstance(self.improve, bool), "improve", "true or false")
+        self._require_number("snap", 0.0, 1e9, "a number of aspiration steps >= 0")
+        self._require_number("probe", 0.0, 60.0, "deterministic seconds in [0, 60] (0 = none)")
         self._require_number("dive", 0.0, 60.0, "deterministic seconds in [0, 60] (0 = no dive)")
 
     def _warm_up(self) -> None:
@@ -360,35 +366,45 @@ class CPSATSolver(BaseSolver):
         while upper > value:
             counters["rounds"] += 1
             target = max(upper - delta, value + 1)
+            if target - value <= self.snap * delta:
+                target = value + 1  # the incumbent is close: one round proves or beats it
             # Slices by decreasing exact bound: the likeliest first, so that an incumbent found
             # there raises the bar (and the fixing) for the others.
             order = sorted(
                 (k for k in range(most + 1) if limits[k] >= target), key=lambda k: -limit(k)
             )
-            for k in order:
-                if clock.elapsed() >= deadline - _MARGIN_S:
-                    return self._sliced_answer(Status.TIMEOUT, best, trace, counters, work, upper)
-                low = max(target, value + 1)
-                if limit(k) < low:
-                    continue
-                found = self._slice(
-                    cp_model,
-                    data,
-                    k,
-                    exact[k],
-                    low,
-                    min(upper, limit(k)),
-                    budget,
-                    clock,
-                    deadline,
-                    work,
-                )
-                counters["solves"] += 1
-                if found is None:  # out of time, unproven
-                    return self._sliced_answer(Status.TIMEOUT, best, trace, counters, work, upper)
-                if found:
-                    best, value = found, int(profits[found].sum())
-                    trace.append((clock.elapsed(), [value / scale]))
+            # With ``probe``, first a short look in every slice for a better incumbent: the
+            # proofs' reduced-cost fixing is then done at a higher value.
+            for probe in (self.probe, 0.0) if self.probe > 0 else (0.0,):
+                for k in order:
+                    if clock.elapsed() >= deadline - _MARGIN_S:
+                        return self._sliced_answer(
+                            Status.TIMEOUT, best, trace, counters, work, upper
+                        )
+                    low = max(target, value + 1)
+                    if limit(k) < low:
+                        continue
+                    found = self._slice(
+                        cp_model,
+                        data,
+                        k,
+                        exact[k],
+                        low,
+                        min(upper, limit(k)),
+                        budget,
+                        clock,
+                        deadline,
+                        work,
+                        probe,
+                    )
+                    counters["solves"] += 1
+                    if found is None:  # out of time, unproven
+                        return self._sliced_answer(
+                            Status.TIMEOUT, best, trace, counters, work, upper
+                        )
+                    if found:
+                        best, value = found, int(profits[found].sum())
+                        trace.append((clock.elapsed(), [value / scale]))
             if value >= target:
                 break
             upper, delta = target - 1, _ASPIRATION_GROWTH * delta
@@ -439,44 +455,14 @@ class CPSATSolver(BaseSolver):
         clock: Clock,
         deadline: float,
         work: list[float],
+        probe: float = 0.0,
     ) -> list[int] | None:
-        """The best selection of exactly ``k`` items with value in [low, high]; [] when there is
-        none, None when the time ran out first. With ``improve``, each solve stops at its first
-        selection and the next one looks above it, on a model whose reduced-cost fixing is redone
-        at the higher value (a maximising solve keeps the weak fixing of its ``low`` to the end:
-        on a Chu-Beasley-recipe instance whose incumbent was 75 below the optimum, one such solve
-        took 2.7 deterministic s); without it, one maximising solve."""
-        best: list[int] = []
-        profits = data.objectives[0]
-        while low <= high:
-            found = self._slice_solve(
-                cp_model, data, k, bound, low, high, budget, clock, deadline, work
-            )
-            if found is None:
-                return None
-            if not found or not self.improve:
-                return found or best
-            best, low = found, int(profits[found].sum()) + 1
-        return best
-
-    def _slice_solve(
-        self,
-        cp_model: Any,
-        data: IntegralForm,
-        k: int,
-        bound: _slices.SliceBound,
-        low: int,
-        high: int,
-        budget: Budget,
-        clock: Clock,
-        deadline: float,
-        work: list[float],
-    ) -> list[int] | None:
-        """One solve of slice ``k`` for a selection with value in [low, high], on the model left
-        after reduced-cost fixing at ``low``: the best one (or with ``improve`` the first one
-        found), [] when there is none, None when the time ran out first. Lean settings first,
-        CP-SAT's defaults if a lean solve stops unproven. CP-SAT's deterministic time is added to
-        ``work[0]``."""
+        """The best selection of exactly ``k`` items with value in [low, high], on the model
+        left after reduced-cost fixing at ``low``; [] when there is none, None when the time ran
+        out first. Lean settings first, CP-SAT's defaults if a lean solve stops unproven. CP-SAT's
+        deterministic time is added to ``work[0]``. With ``probe`` > 0 only a look for some
+        selection in the range within ``probe`` deterministic seconds: the first one found, or
+        [] when none was (which proves nothing)."""
         fix = bound.fixing(low)
         if fix.gap < 0 or len(fix.ones) > k:
             return []
@@ -507,16 +493,16 @@ class CPSATSolver(BaseSolver):
             solver = self._solver(cp_model, budget, left)
             _tune_epsilon_step(cp_model, solver.parameters, lean)
             if lean:
-                solver.parameters.max_deterministic_time = _SLICE_LEAN_DTIME
+                solver.parameters.max_deterministic_time = probe or _SLICE_LEAN_DTIME
                 # Presolve pays here, with the penalty row (2.3 against 3.2 deterministic s
                 # over six Chu-Beasley-recipe instances; the ε-steps are faster without it).
                 solver.parameters.cp_model_presolve = True
-            solver.parameters.stop_after_first_solution = self.improve
+            solver.parameters.stop_after_first_solution = probe > 0
             result = solver.solve(model)
             work[0] += solver.deterministic_time
-            if result == cp_model.OPTIMAL or (self.improve and result == cp_model.FEASIBLE):
+            if result == cp_model.OPTIMAL or (probe > 0 and result == cp_model.FEASIBLE):
                 return sorted(ones + [j for j in free if solver.boolean_value(x[j])])
-            if result == cp_model.INFEASIBLE:
+            if result == cp_model.INFEASIBLE or probe > 0:
                 return []
             if not lean:
                 return None
