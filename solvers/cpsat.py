@@ -23,19 +23,20 @@ Model (the same for every M; data made integral by ``solvers._integral``)::
   solve proved 0 of 2 at t = 0.25 within 15 s at load 20 (``bench/benchmarks/
   exact_backends.py --parts m``), and over six instances the slices take 2.3 deterministic s in
   all. ``bnb`` is still far faster on these (0.1-0.6 s).
-  Three optional helpers move the incumbent and the targets, never the proofs (parameters
-  ``dive``, ``probe``, ``snap``, all off by default; ``CPSATSolver._dive``). Why: the greedy start
-  is 700-2,000 below the optimum, and a round whose target falls far below the optimum maximises
-  a slice with almost no fixing (one t = 0.25 instance: 3.1 deterministic s on one slice). A short
-  whole-model CP-SAT dive (``dive=0.3``) starts within 0-110 of the optimum; ``probe`` looks
-  briefly in every slice of a round for a better incumbent before the proofs; ``snap`` lowers a
-  target that lies close above the incumbent to incumbent + 1, saving the round just above the
-  optimum that only proves emptiness. Measured side by side (``exact_backends.py --parts m --seed
-  835330``, load 2.2-2.7): with ``dive=0.3,probe=0.05,snap=0.5`` the worst t = 0.25 instance
-  took 13.2 s instead of 14.7 s, but the medians rose (t = 0.25 / 0.5 / 0.75: 2.8 / 6.6 / 2.9 s
-  against 1.2 / 4.1 / 1.5 s) and so did the CPU (118 s against 82 s): the dive costs about 1 s
-  of wall time per instance and the probes double the number of solves. No CP-SAT setting tried
-  helps the slice proofs either (presolve off, linearization 1, lb-tree search, any cut family:
+  Three helpers move the incumbent and the targets, never the proofs (parameters ``dive``,
+  ``probe``, ``snap``; ``CPSATSolver._dive``). Why: the greedy start is 700-2,000 below the
+  optimum, and a round whose target falls far below the optimum maximises a slice with almost no
+  fixing (one t = 0.25 instance: 3.1 deterministic s on one slice). A short whole-model CP-SAT
+  dive (``dive``) starts within 0-110 of the optimum; ``probe`` looks briefly in every slice of a
+  round for a better incumbent before the proofs; ``snap`` lowers a target that lies close above
+  the incumbent to incumbent + 1, saving the round just above the optimum that only proves
+  emptiness. Measured side by side against ``dive=0,probe=0,snap=0`` (the search before them;
+  ``bench/benchmarks/exact_backends.py --parts m``, 30 instances a run): worst case 13.2 s
+  against 14.7 s (seed 835330, load 2.2-2.7) and 8.4 s against 12.2 s (seed 108736, load
+  2.7-4.1), but medians and CPU mostly higher (CPU 118 / 129 s against 82 / 103 s): the dive
+  costs about 1 s of wall time per instance and the probes double the number of solves. So the
+  worst case, which the target is about, improves; the typical instance pays. No CP-SAT setting
+  tried helps the slice proofs (presolve off, linearization 1, lb-tree search, any cut family:
   2-5× slower, two workers, probing off); the proof, at the optimum + 1, of the one or two slices
   whose bound is highest dominates what is left.
 * **M = 2, the exact Pareto front by the ε-constraint method with a lexicographic objective**:
@@ -197,17 +198,17 @@ class CPSATSolver(BaseSolver):
         "(knapsacks up to 2,000 jobs); False: one CP-SAT solve of the whole model",
     )
     probe: float = param(
-        0.0,
+        0.05,
         "M=1 by slices: before each round's proofs, look in every slice of the round for a "
         "better incumbent for up to this many deterministic seconds each (0 = no look)",
     )
     snap: float = param(
-        0.0,
+        0.5,
         "M=1 by slices: a round whose aspiration target lies within this many of its steps "
         "above the incumbent aims at incumbent + 1 instead (0 = never)",
     )
     dive: float = param(
-        0.0,
+        0.3,
         "M=1 by slices: deterministic seconds of a whole-model CP-SAT solve that finds the starting "
         "incumbent (0 = the greedy one)",
     )
