@@ -23,22 +23,21 @@ Model (the same for every M; data made integral by ``solvers._integral``)::
   solve proved 0 of 2 at t = 0.25 within 15 s at load 20 (``bench/benchmarks/
   exact_backends.py --parts m``), and over six instances the slices take 2.3 deterministic s in
   all. ``bnb`` is still far faster on these (0.1-0.6 s).
-  Three helpers move the incumbent and the targets, never the proofs (parameters ``dive``,
-  ``probe``, ``snap``; ``CPSATSolver._dive``). Why: the greedy start is 700-2,000 below the
-  optimum, and a round whose target falls far below the optimum maximises a slice with almost no
-  fixing (one t = 0.25 instance: 3.1 deterministic s on one slice). A short whole-model CP-SAT
-  dive (``dive``) starts within 0-110 of the optimum; ``probe`` looks briefly in every slice of a
-  round for a better incumbent before the proofs; ``snap`` lowers a target that lies close above
-  the incumbent to incumbent + 1, saving the round just above the optimum that only proves
-  emptiness. Measured side by side against ``dive=0,probe=0,snap=0`` (the search before them;
-  ``bench/benchmarks/exact_backends.py --parts m``, 30 instances a run): worst case 13.2 s
-  against 14.7 s (seed 835330, load 2.2-2.7) and 8.4 s against 12.2 s (seed 108736, load
-  2.7-4.1), but medians and CPU mostly higher (CPU 118 / 129 s against 82 / 103 s): the dive
-  costs about 1 s of wall time per instance and the probes double the number of solves. So the
-  worst case, which the target is about, improves; the typical instance pays. No CP-SAT setting
-  tried helps the slice proofs (presolve off, linearization 1, lb-tree search, any cut family:
-  2-5× slower, two workers, probing off); the proof, at the optimum + 1, of the one or two slices
-  whose bound is highest dominates what is left.
+  Three optional helpers move the incumbent and the targets, never the proofs (parameters
+  ``dive``, ``probe``, ``snap``, off by default; ``CPSATSolver._dive``). Why they were tried: the
+  greedy start is 700-2,000 below the optimum, and a round whose target falls far below the
+  optimum maximises a slice with almost no fixing (one t = 0.25 instance: 3.1 deterministic s on
+  one slice). A short whole-model CP-SAT dive (``dive=0.3``) starts within 0-110 of the optimum;
+  ``probe`` looks briefly in every slice of a round for a better incumbent before the proofs;
+  ``snap`` lowers a target that lies close above the incumbent to incumbent + 1, saving the round
+  just above the optimum that only proves emptiness. Side by side (``bench/benchmarks/
+  exact_backends.py --parts m``, three runs of 30 fresh instances, seeds 835330, 108736, 321822,
+  load 2.1-4.1), ``dive=0.3,probe=0.05,snap=0.5`` against the default: proven 88/90 against
+  89/90, worst cases 13.2 / 8.4 / timeout against 14.7 / 12.2 / timeout s, CPU 389 s against
+  288 s in all (the dive costs about 1 s of wall time per instance and the probes double the
+  number of solves). No CP-SAT setting tried helps the slice proofs either (presolve off,
+  linearization 1, lb-tree search, any cut family: 2-5× slower, two workers, probing off): the
+  proof, at the optimum + 1, of the one or two slices whose bound is highest dominates.
 * **M = 2, the exact Pareto front by the ε-constraint method with a lexicographic objective**:
   maximise B · f_0 + f_1 (B = one more than the span of f_1; when that product could leave int64,
   two solves instead: max f_0, then max f_1 with f_0 fixed) subject to f_1 >= ε, which gives the
@@ -198,17 +197,17 @@ class CPSATSolver(BaseSolver):
         "(knapsacks up to 2,000 jobs); False: one CP-SAT solve of the whole model",
     )
     probe: float = param(
-        0.05,
+        0.0,
         "M=1 by slices: before each round's proofs, look in every slice of the round for a "
         "better incumbent for up to this many deterministic seconds each (0 = no look)",
     )
     snap: float = param(
-        0.5,
+        0.0,
         "M=1 by slices: a round whose aspiration target lies within this many of its steps "
         "above the incumbent aims at incumbent + 1 instead (0 = never)",
     )
     dive: float = param(
-        0.3,
+        0.0,
         "M=1 by slices: deterministic seconds of a whole-model CP-SAT solve that finds the starting "
         "incumbent (0 = the greedy one)",
     )

@@ -122,8 +122,8 @@ def test_chu_beasley_stand_in_is_proven_and_equal_to_the_whole_model():
 
 @pytest.mark.parametrize(
     "params",
-    [{}, {"dive": 0.0, "probe": 0.0, "snap": 0.0}, {"snap": 100.0}, {"probe": 0.5, "dive": 0.0}],
-    ids=["default", "none-of-them", "always-snap", "probe-only"],
+    [{}, {"dive": 0.3, "probe": 0.05, "snap": 0.5}, {"snap": 100.0}, {"probe": 0.5}],
+    ids=["default", "all-three", "always-snap", "probe-only"],
 )
 @pytest.mark.parametrize("tightness", [0.25, 0.5, 0.75])
 def test_chu_beasley_optimum_equals_bnbs(params, tightness):
