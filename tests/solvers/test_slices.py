@@ -130,8 +130,8 @@ def test_chu_beasley_optimum_equals_bnbs(params, tightness):
     # The starting dive, the probes and the snapped targets only move the incumbent and the
     # order of the proofs: every setting must prove bnb's optimum, with a feasible selection.
     problem = chu_beasley(4, n=40, m=5, tightness=tightness)
-    got = CPSATSolver(**params).solve(problem, Budget(60))
-    want = BnBSolver().solve(problem, Budget(60))
+    got = CPSATSolver(**params).solve(problem, Budget(30))
+    want = BnBSolver().solve(problem, Budget(30))
     assert got.status == want.status == Status.OPTIMAL
     assert got.objectives == want.objectives
     assert problem.fits(problem.usage(list(got.selected)))
