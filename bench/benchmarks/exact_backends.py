@@ -302,9 +302,11 @@ def _single_runs(
         rows.append([label, "proven by 2+: same optimum", f"{agree}/{several}", "", "", "", "", ""])
 
 
-#: The mknapcb1-class stand-ins: ``cpsat`` (slices), the whole-model solve it replaces, ``bnb``.
+#: The mknapcb1-class stand-ins: ``cpsat`` (slices), the same with its optional starting dive,
+#: probes and snapped targets (``solvers/cpsat.py``), the whole-model solve, ``bnb``.
 CHU_BEASLEY_RUNS: tuple[tuple[str, dict[str, object]], ...] = (
     ("cpsat", {}),
+    ("cpsat", {"dive": 0.3, "probe": 0.05, "snap": 0.5}),
     ("cpsat", {"slices": False}),
     ("bnb", {}),
 )

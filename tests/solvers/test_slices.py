@@ -14,6 +14,7 @@ from schedbench.simcore.kinds.selection.problem import SelectionProblem
 from schedbench.simcore.problem import Budget, Status
 from schedbench.solvers import _slices
 from schedbench.solvers._two_phase import SCALE
+from schedbench.solvers.bnb import BnBSolver
 from schedbench.solvers.cpsat import CPSATSolver
 from schedbench.solvers.exhaustive import ExhaustiveSolver
 from schedbench.solvers.testing import random_problem
@@ -117,6 +118,31 @@ def test_chu_beasley_stand_in_is_proven_and_equal_to_the_whole_model():
     whole = CPSATSolver(slices=False).solve(problem, Budget(30))
     assert got.status == whole.status == Status.OPTIMAL
     assert got.objectives == whole.objectives
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"dive": 0.3, "probe": 0.05, "snap": 0.5}, {"snap": 100.0}, {"probe": 0.5}],
+    ids=["default", "all-three", "always-snap", "probe-only"],
+)
+@pytest.mark.parametrize("tightness", [0.25, 0.5, 0.75])
+def test_chu_beasley_optimum_equals_bnbs(params, tightness):
+    # The starting dive, the probes and the snapped targets only move the incumbent and the
+    # order of the proofs: every setting must prove bnb's optimum, with a feasible selection.
+    problem = chu_beasley(4, n=40, m=5, tightness=tightness)
+    got = CPSATSolver(**params).solve(problem, Budget(30))
+    want = BnBSolver().solve(problem, Budget(30))
+    assert got.status == want.status == Status.OPTIMAL
+    assert got.objectives == want.objectives
+    assert problem.fits(problem.usage(list(got.selected)))
+
+
+@pytest.mark.parametrize("name", ["dive", "probe", "snap"])
+def test_sliced_search_parameters_must_be_non_negative(name):
+    from schedbench.simcore.errors import SolverParameterError
+
+    with pytest.raises(SolverParameterError, match=name):
+        CPSATSolver(**{name: -1.0})
 
 
 def test_sliced_search_out_of_time_is_a_feasible_timeout():
