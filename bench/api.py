@@ -82,7 +82,8 @@ def solve(
     try:
         built = make_solver(solver, params)
         if fork:  # a copy of this process, the solver's libraries imported: only kernels to load
-            child = _early_child(solver, params, memory_limit, fork=True)
+            # (spawned after all if building the solver started a thread or a process)
+            child = _early_child(solver, params, memory_limit, fork=fork_is_safe())
         contained = _contained(
             solver, params, isolate=isolate, memory_limit=memory_limit, built=built, child=child
         )
