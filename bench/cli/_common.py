@@ -55,6 +55,14 @@ def file_name(text: str) -> str:
     return text
 
 
+def name_text(text: str) -> str:
+    """A name argument (a policy, a solver): not empty, so that the error names the flag
+    rather than an unknown name ``''``."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"expected a name, got {text!r}")
+    return text
+
+
 def add_memory_arg(p: argparse.ArgumentParser) -> None:
     """``--memory-limit SIZE``: the memory cap of each contained solver process."""
     p.add_argument(

@@ -44,6 +44,7 @@ from schedbench.bench.cli._common import (
     add_memory_arg,
     add_set_args,
     file_name,
+    name_text,
 )
 from schedbench.bench.cli.simulate_stream import add_stream_args, run_stream
 from schedbench.bench.cli.simulate_stream import check_args as check_stream_args
@@ -101,6 +102,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--policy",
         default=None,
+        type=name_text,
         metavar="NAME|module:Class",
         help="a policy of any simulation core; it names the core (see 'schedbench policies': "
         "naive, window; lea; pe-b, reserve; ...; plug-ins) or module:Class with "

@@ -61,6 +61,11 @@ MAX_POINTS = 4_000
 COLOR_MODES = ("user", "bb", "phase")
 
 
+#: Units (nodes, cores) a machine may have for its pictures: the Gantt chart places every job on
+#: units one by one (an array per unit), so a damaged file claiming billions would exhaust memory.
+MAX_UNITS = 10_000_000
+
+
 class PlotError(SchedbenchError, ValueError):
     """A run folder that cannot be drawn; the message names the file and what is missing."""
 
@@ -151,8 +156,10 @@ def load_run(path: str | Path) -> RunData:
     doc = _read_json(folder / "metrics.json")
     try:
         read = fmt.read(folder / fmt.file, rows, doc)
-    except SchedbenchError as exc:
+    except (SchedbenchError, ValueError, OverflowError) as exc:  # (a number past int64, ...)
         raise PlotError(f"{folder / fmt.file}: {exc}") from exc
+    if not len(rows):
+        raise PlotError(f"{folder / fmt.file}: expected at least one job row, found none")
     cols = dict(read.columns)
     cols.setdefault("status", np.array([""] * len(rows), dtype=object))
     cols.setdefault("user", np.full(len(rows), -1, dtype=np.int64))
@@ -171,7 +178,20 @@ def load_run(path: str | Path) -> RunData:
         usage_t, usage = _read_usage(folder / "usage.csv")
     else:
         usage_t, usage = units_in_use(cols["start"], cols["end"], cols["nodes"])
-    total = max(total, 1, int(np.nanmax(usage[:, 0], initial=0)) if usage.size else 1)
+    peak = float(np.nanmax(usage[:, 0], initial=0)) if usage.size else 1.0
+    if max(total, peak) > MAX_UNITS:
+        raise PlotError(
+            f"{folder}: a machine of {max(total, peak):,.0f} units (metrics.json, usage.csv): "
+            f"expected at most {MAX_UNITS:,}, which a picture places one by one"
+        )
+    total = max(total, 1, int(peak))
+    nodes, started = cols["nodes"], np.isfinite(cols["start"])
+    bad = np.flatnonzero(started & ~((nodes >= 0) & (nodes <= total)))
+    if bad.size:
+        raise PlotError(
+            f"{folder / fmt.file}: line {int(bad[0]) + 2}: expected a job's units between 0 "
+            f"and the machine's {total:,}, got {nodes[bad[0]]!r}"
+        )
     window = None
     lo, hi = metrics.get("window_start_s"), metrics.get("window_end_s")
     if isinstance(lo, int | float) and isinstance(hi, int | float):
@@ -384,7 +404,10 @@ def _draw_gantt(
         else assign_nodes(jobs["start"], jobs["end"], jobs["nodes"], run.nodes)
     )
     chosen, note = _select(run, t_from, t_to, max_jobs)
-    horizon = np.nanmax(jobs["end"]) if np.isfinite(jobs["end"]).any() else np.nanmax(jobs["start"])
+    ends = jobs["end"][np.isfinite(jobs["end"])]
+    if not ends.size:  # nothing ended: the last start; no job at all: the origin
+        ends = jobs["start"][np.isfinite(jobs["start"])]
+    horizon = float(ends.max()) if ends.size else run.t0
     if color == "bb" and "bb_gb" in jobs:
         palette = _bb_colors(jobs["bb_gb"])
     elif color == "phase":

@@ -395,6 +395,16 @@ def problem_texts(draw: st.DrawFn) -> tuple[str, str, str]:
         '"bandwidth_gbps": 1' + "0" * 400 + ', "free_at": [50, 0], "cached": [true, false]}',
     )
 )
+@example(
+    problem=(
+        "placement",
+        "placement-earliest",
+        '{"kind": "placement", "now": 0, "cores": 4, "runtime": 100, "file_gb": 10, '
+        '"bandwidth_gbps": 0.1, "free_at": [50, 0], "cached": [true, false], "load_s": 1'
+        + "0" * 400
+        + "}",
+    )
+)
 def test_problem_files_of_every_kind_through_solve(arena, problem):
     _kind, solver, text = problem
     case = arena.folder()
@@ -512,6 +522,7 @@ SIMULATE_FLAGS = {
 )
 @example(spec="lublin:jobs=5+head:-5", flags=[])
 @example(spec="lublin:", flags=[("--budget", "1e300")])
+@example(spec="lublin:", flags=[("--policy", "")])
 def test_workload_specs_and_simulate_flags(arena, spec, flags):
     case = arena.folder()
     argv = ["simulate", f"--workload={spec}", "--out", "out", "--no-progress"]
@@ -664,6 +675,11 @@ def csv_mutation(draw: st.DrawFn) -> tuple[str, int, int, str]:
 @fuzz(6)
 @given(mutation=csv_mutation(), picture=st.sampled_from(["gantt", "usage"]))
 @example(mutation=("usage.csv", 1, 1, "inf"), picture="usage")
+@example(mutation=("usage.csv", 1, 1, "41008124786.0"), picture="gantt")  # 38 GiB of node slots
+@example(mutation=("jobs.csv", 1, 4, "1e300"), picture="gantt")
+@example(mutation=("jobs.csv", 1, 3, "\n"), picture="gantt")
+@example(mutation=("jobs.csv", 0, 5, '"'), picture="usage")  # no job row left
+@example(mutation=("jobs.csv", 1, 11, "18446744073709551616"), picture="gantt")
 def test_run_files_through_plot(arena, run_folder, mutation, picture):
     target, row, column, token = mutation
     case = arena.folder()

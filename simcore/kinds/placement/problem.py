@@ -74,9 +74,13 @@ def _vector(value: Any, n: int, where: str, default: float) -> np.ndarray:
     if value is None:
         return np.full(n, float(default))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not (math.isfinite(value) and value >= 0):
+        try:
+            number = float(value)  # an integer past the float range raises here
+        except OverflowError:
+            number = math.inf
+        if not (math.isfinite(number) and number >= 0):
             raise ProblemError(where, "a finite number >= 0", value)
-        return np.full(n, float(value))
+        return np.full(n, number)
     arr = as_matrix(value, where, f"a number or {n} numbers, one per candidate")
     if arr.shape != (n,):
         raise ProblemError(where, f"a number or {n} numbers, one per candidate", value)
